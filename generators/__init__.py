@@ -1,0 +1,1 @@
+"""Emits the conformance corpus: every documented example, at every opset version, in every dtype."""
