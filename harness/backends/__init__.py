@@ -1,0 +1,1 @@
+"""Backend adapters, loaded by name; see base.py for the contract."""

@@ -1,0 +1,73 @@
+"""The contract every backend adapter implements; the runner knows nothing else about a backend."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+
+class Unsupported(Exception):
+    """Raised by an adapter when the backend declined a case (not implemented, opset/type unsupported).
+
+    The message is the backend's own words where it has any.
+    """
+
+
+@dataclass
+class Capabilities:
+    """What an adapter declares it supports; a case outside it is `unsupported` with that reason."""
+
+    opset: tuple[int, int] | None = None  # inclusive range of ai.onnx opsets
+    ir: tuple[int, int] | None = None  # inclusive range of IR versions
+    dtypes: frozenset[str] | None = None  # ONNX type names ('float', 'bfloat16'); None = no claim
+
+    def reason_unsupported(self, opset: int | None, ir: int | None, dtype: str | None) -> str | None:
+        if self.opset and opset is not None and not (self.opset[0] <= opset <= self.opset[1]):
+            side = "above" if opset > self.opset[1] else "below"
+            bound = self.opset[1] if side == "above" else self.opset[0]
+            word = "maximum" if side == "above" else "minimum"
+            return f"opset {opset} {side} the backend's {word} {bound}"
+        if self.ir and ir is not None and not (self.ir[0] <= ir <= self.ir[1]):
+            side = "above" if ir > self.ir[1] else "below"
+            bound = self.ir[1] if side == "above" else self.ir[0]
+            word = "maximum" if side == "above" else "minimum"
+            return f"IR version {ir} {side} the backend's {word} {bound}"
+        if self.dtypes is not None and dtype is not None and dtype not in self.dtypes:
+            return f"dtype {dtype} not supported by the backend"
+        return None
+
+
+class Adapter:
+    """Base adapter. Subclasses set `name`, implement `version`, `prepare` and `run`.
+
+    Life cycle, all inside one isolated executor process:
+        adapter = Adapter(options)            # once per executor process
+        prepared = adapter.prepare(model_path) # stage "load"
+        outputs = adapter.run(prepared, inputs) # stage "run"; inputs in graph-input order
+    Any exception from prepare/run is passed to `classify`, which says `unsupported` or `error`.
+    """
+
+    name: str = "base"
+
+    def __init__(self, options: dict[str, str] | None = None):
+        self.options = dict(options or {})
+
+    @property
+    def version(self) -> str:
+        return "unknown"
+
+    capabilities: Capabilities = Capabilities()
+
+    def prepare(self, model_path: str) -> Any:
+        raise NotImplementedError
+
+    def run(self, prepared: Any, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        raise NotImplementedError
+
+    def classify(self, exc: BaseException, stage: str) -> str:
+        """'unsupported' when the backend declined, else 'error'. Adapters refine by real messages."""
+        if isinstance(exc, (Unsupported, NotImplementedError)):
+            return "unsupported"
+        return "error"
