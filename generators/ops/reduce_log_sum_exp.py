@@ -1,0 +1,45 @@
+"""ReduceLogSumExp: log(sum(exp(x))) of each group.
+
+For integer dtypes no group of two or more integers has an integral log-sum-exp (Lindemann-Weierstrass),
+so integer data makes one element exceed the rest by at least 40: the exact result then lies within
+e**-40 (4e-18) of that element, which every rounding rule but ceiling gives.
+"""
+
+import math
+
+import numpy as np
+
+from generators.ops._shared import MIN_MAX_DATA
+from generators.reduce_family import ReduceOp, integral, logsumexp
+
+
+def step(x, axes, dt):
+    if dt.is_float:
+        return logsumexp(x, axes)
+    return integral(logsumexp(np.asarray(x, dtype=np.longdouble), axes))
+
+
+def dominated(group, rng, dt):
+    if len(group) == 1:
+        return group
+    group[int(rng.integers(len(group)))] = max(group) + 40
+    return group
+
+
+def pairs(dt):
+    if dt.is_float:
+        big, sub = dt.max, dt.smallest_subnormal
+        return [(big, 0.0), (-math.inf, 0.0), (math.inf, 0.0), (sub, -sub)]
+    p = [(dt.max, dt.max - 64), (64, 0)]
+    if not dt.is_unsigned:
+        p += [(dt.min + 64, dt.min)]
+    return p
+
+
+OPERATOR = ReduceOp(
+    name="ReduceLogSumExp",
+    step=step,
+    example_data=MIN_MAX_DATA,
+    make_integral=dominated,
+    range_pairs=pairs,
+)

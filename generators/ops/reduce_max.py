@@ -1,0 +1,13 @@
+"""ReduceMax: the largest element of each group (False < True for tensor(bool), schema version 20)."""
+
+import numpy as np
+
+from generators.ops._shared import MIN_MAX_DATA, order_pairs
+from generators.reduce_family import ReduceOp
+
+OPERATOR = ReduceOp(
+    name="ReduceMax",
+    step=lambda x, axes, dt: np.maximum.reduce(x, axis=axes, keepdims=True),
+    example_data=MIN_MAX_DATA,
+    range_pairs=order_pairs,
+)

@@ -1,0 +1,13 @@
+"""ReduceMin: the smallest element of each group (False < True for tensor(bool), schema version 20)."""
+
+import numpy as np
+
+from generators.ops._shared import MIN_MAX_DATA, order_pairs
+from generators.reduce_family import ReduceOp
+
+OPERATOR = ReduceOp(
+    name="ReduceMin",
+    step=lambda x, axes, dt: np.minimum.reduce(x, axis=axes, keepdims=True),
+    example_data=MIN_MAX_DATA,
+    range_pairs=order_pairs,
+)

@@ -1,0 +1,470 @@
+"""The Reduce family's examples, each written once as a function of (operator version, dtype).
+
+An operator module in generators/ops/ supplies only what differs between Reduce operators:
+its exact reduction, its documented data, and the data shaping an integer result needs.
+Everything else -- which examples exist, for which versions and dtypes, and why not -- is here.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+import ml_dtypes
+import numpy as np
+
+from generators.spec import OpVersion
+from harness.dtypes import numpy_of
+
+FLOATS = ("float16", "bfloat16", "float", "double")
+LOW_PRECISION = ("float16", "bfloat16")
+
+
+# ---------------------------------------------------------------------------------------------
+# dtype facts
+
+
+@dataclass(frozen=True)
+class DtypeInfo:
+    name: str
+
+    @property
+    def np(self) -> np.dtype:
+        return numpy_of(self.name)
+
+    @property
+    def is_float(self) -> bool:
+        return self.name in FLOATS
+
+    @property
+    def is_bool(self) -> bool:
+        return self.name == "bool"
+
+    @property
+    def is_unsigned(self) -> bool:
+        return self.name.startswith("uint")
+
+    @property
+    def is_int(self) -> bool:
+        return not self.is_float and not self.is_bool
+
+    @property
+    def finfo(self):
+        return ml_dtypes.finfo(self.np) if self.name == "bfloat16" else np.finfo(self.np)
+
+    @property
+    def min(self):
+        return self.finfo.min if self.is_float else int(np.iinfo(self.np).min)
+
+    @property
+    def max(self):
+        return self.finfo.max if self.is_float else int(np.iinfo(self.np).max)
+
+    @property
+    def smallest_subnormal(self) -> float:
+        return float(self.finfo.smallest_subnormal)
+
+    @property
+    def smallest_normal(self) -> float:
+        return float(self.finfo.smallest_normal)
+
+    @property
+    def beyond_32_bits(self) -> list[int]:
+        """Magnitudes a 32-bit or a double accumulator gets wrong: only for the 64-bit integers."""
+        if self.name not in ("int64", "uint64"):
+            return []
+        return [2**32 + 1, 2**53 + 1]
+
+
+# ---------------------------------------------------------------------------------------------
+# exact arithmetic: integers as Python ints (object arrays), floats as long double
+
+
+def exact(x: np.ndarray, dt: DtypeInfo) -> np.ndarray:
+    """The values of x in a type where the reductions below are exact or nearly so."""
+    if dt.is_float:
+        return x.astype(np.float64).astype(np.longdouble)
+    return np.array(x.tolist(), dtype=object).reshape(x.shape)
+
+
+def to_dtype(values: np.ndarray, dt: DtypeInfo) -> np.ndarray:
+    """Round an exact result to dt; None when it cannot be represented (overflow)."""
+    if dt.is_float:
+        v = np.asarray(values, dtype=np.longdouble)
+        finite = np.isfinite(v)
+        if np.any(np.abs(v[finite]) > np.longdouble(dt.max)):
+            return None
+        # float64 first: longdouble -> bfloat16 has no direct cast.
+        return v.astype(np.float64).astype(dt.np)
+    flat = [v for v in np.asarray(values, dtype=object).reshape(-1)]
+    if dt.is_bool:
+        return np.array([bool(v) for v in flat], dtype=np.bool_).reshape(np.shape(values))
+    if any(not (dt.min <= int(v) <= dt.max) for v in flat):
+        return None
+    return np.array([int(v) for v in flat], dtype=dt.np).reshape(np.shape(values))
+
+
+class NotIntegral(ValueError):
+    """An integer-typed reduction whose exact result is not an integer."""
+
+
+def integral(values: np.ndarray, tol: float = 1e-9) -> np.ndarray:
+    """Exact results computed in floating point for integer data: must be within tol of an integer."""
+    out = np.empty(np.shape(values), dtype=object)
+    for idx, v in np.ndenumerate(np.asarray(values, dtype=np.longdouble)):
+        if not np.isfinite(v) or abs(v - np.round(v)) > tol:
+            raise NotIntegral(f"exact result {v} is not an integer")
+        out[idx] = int(np.round(v))
+    return out
+
+
+def group_count(shape: Sequence[int], axes: tuple[int, ...]) -> int:
+    return int(np.prod([shape[a] for a in axes], dtype=np.int64)) if axes else 1
+
+
+def logsumexp(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    """log(sum(exp(x))) without overflow; exact input type long double."""
+    x = np.asarray(x, dtype=np.longdouble)
+    if not axes:
+        return np.log(np.exp(x)) if x.size else x
+    m = np.max(x, axis=axes, keepdims=True)
+    safe_m = np.where(np.isfinite(m), m, 0)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        s = np.sum(np.exp(x - safe_m), axis=axes, keepdims=True)
+        r = safe_m + np.log(s)
+    return np.where(np.isfinite(m), r, m)
+
+
+def regroup(x: np.ndarray, axes: tuple[int, ...], fix: Callable[[list, np.random.Generator], list], rng) -> np.ndarray:
+    """Apply `fix` to each reduction group (the elements reduced into one output) of an object array."""
+    if not axes:
+        axes_ = ()
+    else:
+        axes_ = axes
+    keep = [a for a in range(x.ndim) if a not in axes_]
+    perm = keep + list(axes_)
+    moved = np.transpose(x, perm).copy()
+    n = group_count(x.shape, axes_)
+    flat = moved.reshape(-1, n) if moved.size else moved.reshape(0, n)
+    for i in range(flat.shape[0]):
+        flat[i, :] = fix(list(flat[i, :]), rng)
+    return np.transpose(flat.reshape(moved.shape), np.argsort(perm))
+
+
+# ---------------------------------------------------------------------------------------------
+# an operator of the family
+
+
+@dataclass(frozen=True)
+class ReduceOp:
+    """What one Reduce operator contributes; see generators/ops/."""
+
+    name: str
+    # exact reduction over `axes` with keepdims, on exact(...) values; axes=() is the noop path,
+    # where composite operators still apply their non-reduction steps (schema of version 18).
+    step: Callable[[np.ndarray, tuple[int, ...], DtypeInfo], np.ndarray]
+    example_data: list  # the documented example's data (shape [3, 2, 2])
+    random_range: tuple[float, float] = (-10.0, 10.0)
+    large_range: tuple[float, float] = (0.5, 1.5)
+    # for integer dtypes, reshape each reduction group so the exact result is an integer
+    make_integral: Callable[[list, np.random.Generator, DtypeInfo], list] | None = None
+    integral_note: str | None = None
+    # pairs of values at the edges of a dtype, each reduced to one output
+    range_pairs: Callable[[DtypeInfo], list[tuple]] = lambda dt: []
+    positive_only: bool = False  # data must stay > 0 (logarithm of the values)
+
+
+@dataclass
+class Example:
+    """One concrete example: data, how the node is configured, and what the runner must expect."""
+
+    data: np.ndarray  # already of the case dtype
+    axes: tuple[int, ...] | None  # None: no axes at all (attribute or input omitted)
+    keepdims: int | None  # None: attribute omitted (default 1)
+    noop: int | None = None
+    kind: str = "expect-output"
+    reason: str | None = None  # for expect-error: the spec sentence violated
+    tolerance: dict | None = None
+    axes_dtype: str = "int64"
+    expected: np.ndarray | None = None  # preset (empty set); otherwise from the oracle
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class NotApplicable:
+    reason: str
+
+
+# ---------------------------------------------------------------------------------------------
+# data
+
+
+BOOL_EXAMPLE = [[[True, False], [True, True]], [[False, False], [False, True]], [[True, True], [True, True]]]
+BOOL_INPUTS = [[True, True], [True, False], [False, True], [False, False]]  # bool_inputs, axes [1]
+DOC_SHAPE = (3, 2, 2)
+
+
+def random_data(op: ReduceOp, dt: DtypeInfo, shape, rng, span: tuple[float, float] | None = None) -> np.ndarray:
+    lo, hi = span or op.random_range
+    if dt.is_bool:
+        return rng.integers(0, 2, size=shape).astype(np.bool_)
+    if dt.is_float:
+        return rng.uniform(lo, hi, size=shape).astype(np.float64).astype(dt.np)
+    if dt.is_unsigned or op.positive_only:
+        lo, hi = (1 if op.positive_only else 0), int(hi - lo)
+    return rng.integers(int(lo), int(hi) + 1, size=shape).astype(dt.np)
+
+
+def shaped_for_integer_result(op: ReduceOp, data: np.ndarray, dt: DtypeInfo, axes, rng) -> np.ndarray:
+    """Integer dtypes of operators whose result is not integral in general get data for which it is."""
+    if not (dt.is_int and op.make_integral):
+        return data
+    fixed = regroup(exact(data, dt), axes, lambda g, r: op.make_integral(g, r, dt), rng)
+    if any(not (dt.min <= int(v) <= dt.max) for v in fixed.reshape(-1)):
+        raise NotIntegral("shaping the data for an integer result leaves the dtype's range")
+    return np.array(fixed.tolist(), dtype=dt.np).reshape(data.shape)
+
+
+def effective_axes(axes, noop, rank: int) -> tuple[int, ...]:
+    """The axes actually reduced, per the schema: none given or empty -> all, unless noop_with_empty_axes."""
+    if axes is None or len(axes) == 0:
+        return () if noop == 1 else tuple(range(rank))
+    return tuple(sorted(a % rank for a in axes))
+
+
+def oracle(op: ReduceOp, ex: Example, dt: DtypeInfo):
+    """Expected output in the case dtype, or a NotApplicable saying why there is none."""
+    if ex.expected is not None:
+        return ex.expected
+    axes = effective_axes(ex.axes, ex.noop, ex.data.ndim)
+    with np.errstate(all="ignore"):
+        try:
+            r = op.step(exact(ex.data, dt), axes, dt)
+        except NotIntegral as e:
+            return NotApplicable(f"integer {op.name}: {e}")
+    if ex.keepdims == 0:
+        r = np.reshape(r, [d for i, d in enumerate(np.shape(r)) if i not in axes])
+    out = to_dtype(r, dt)
+    if out is None:
+        return NotApplicable(f"the exact result leaves {dt.name}'s range")
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# examples: each (op, version, dtype, rng) -> Example | NotApplicable
+
+
+def _doc_example(axes, keepdims, noop=None):
+    def build(op: ReduceOp, v: OpVersion, dt: DtypeInfo, rng):
+        if dt.is_bool:
+            data = np.array(BOOL_EXAMPLE, dtype=np.bool_)
+        else:
+            data = np.array(op.example_data, dtype=np.float64).astype(dt.np)
+        data = shaped_for_integer_result(op, data, dt, effective_axes(axes, noop, 3), rng)
+        return Example(data, axes, keepdims, noop=noop)
+
+    return build
+
+
+def _doc_random(axes, keepdims):
+    def build(op: ReduceOp, v: OpVersion, dt: DtypeInfo, rng):
+        return fitting_random(op, dt, rng, DOC_SHAPE, axes, keepdims)
+
+    return build
+
+
+def fitting_random(op: ReduceOp, dt: DtypeInfo, rng, shape, axes, keepdims, noop=None, **kw):
+    """Random data whose exact result fits dt: the value range shrinks until it does."""
+    lo, hi = op.random_range
+    for shrink in range(8):
+        span = (lo / 2**shrink, hi / 2**shrink) if dt.is_float else (lo, hi)
+        if dt.is_int:  # integers shrink toward a range of at least [-1, 1]
+            span = (min(-1.0, lo / 2**shrink) if lo < 0 else lo, max(1.0, hi / 2**shrink))
+        data = random_data(op, dt, shape, rng, span=span)
+        try:
+            data = shaped_for_integer_result(op, data, dt, effective_axes(axes, noop, len(shape)), rng)
+        except NotIntegral:
+            continue
+        ex = Example(data, axes, keepdims, noop=noop, **kw)
+        if not isinstance(oracle(op, ex, dt), NotApplicable):
+            return ex
+    return NotApplicable(f"no random {dt.name} data in {op.random_range} gives a result within {dt.name}'s range")
+
+
+def empty_set(op: ReduceOp, v: OpVersion, dt: DtypeInfo, rng):
+    sentence = v.sentence(r"empty set")
+    if sentence is None:
+        return NotApplicable(f"{op.name}-{v.since_version}'s schema does not define reduction over an empty set")
+    value = empty_set_value(sentence, dt)
+    if isinstance(value, NotApplicable):
+        return value
+    data = np.zeros((2, 0, 4), dtype=dt.np)
+    expected = np.full((2, 1, 4), value, dtype=dt.np)
+    return Example(data, (1,), 1, expected=expected)
+
+
+def empty_set_value(sentence: str, dt: DtypeInfo):
+    """The value the schema's sentence 'Reduction over an empty set of values yields ...' names for dt."""
+    m = re.search(r"yields (.*)\.$", sentence)
+    text = m.group(1) if m else ""
+    if text in ("0", "1"):
+        return int(text)
+    infinite = re.match(r"(plus|minus) infinity \(if supported by the datatype\) or (.*) otherwise", text)
+    if infinite:
+        sign, otherwise = infinite.groups()
+        if dt.is_float:
+            return np.inf if sign == "plus" else -np.inf
+        if otherwise == "undefined":
+            return NotApplicable(sentence)
+        if dt.is_bool:  # "False < True" (schema of version 20)
+            return otherwise == "the maximum value of the data type"
+        if otherwise == "the maximum value of the data type":
+            return dt.max
+        if otherwise == "the minimum value of the data type":
+            return dt.min
+    return NotApplicable(sentence)
+
+
+def bool_inputs(op: ReduceOp, v: OpVersion, dt: DtypeInfo, rng):
+    if not dt.is_bool:
+        return NotApplicable("bool_inputs is the example for tensor(bool)")
+    return Example(np.array(BOOL_INPUTS, dtype=np.bool_), (1,), 1)
+
+
+def _needs_axes_input(v: OpVersion) -> NotApplicable | None:
+    if not v.has_input("axes") or not v.has_attribute("noop_with_empty_axes"):
+        return NotApplicable(
+            f"{v.op}-{v.since_version} has no axes input and no noop_with_empty_axes attribute"
+        )
+    return None
+
+
+def _noop_random(op, v, dt, rng, axes):
+    return _needs_axes_input(v) or fitting_random(op, dt, rng, DOC_SHAPE, axes, 1, noop=1)
+
+
+def empty_axes_input_noop_example(op, v, dt, rng):
+    na = _needs_axes_input(v)
+    if na:
+        return na
+    return _doc_example((), 1, noop=1)(op, v, dt, rng)
+
+
+def empty_axes_input_noop_random(op, v, dt, rng):
+    return _noop_random(op, v, dt, rng, ())
+
+
+def noop_axes_omitted(op, v, dt, rng):
+    # "When axes is empty (either not provided or explicitly empty) ..." (axes input, version 18)
+    return _noop_random(op, v, dt, rng, None)
+
+
+def empty_axes_input_reduce_all(op, v, dt, rng):
+    return _needs_axes_input(v) or fitting_random(op, dt, rng, DOC_SHAPE, (), 1, noop=0)
+
+
+def rank0(op, v, dt, rng):
+    if v.sentence(r"rank zero are valid") is None:
+        return NotApplicable(f"{op.name}-{v.since_version}'s schema does not say rank-0 inputs are valid")
+    return fitting_random(op, dt, rng, (), None, None)
+
+
+def all_axes_do_not_keepdims(op, v, dt, rng):
+    return fitting_random(op, dt, rng, DOC_SHAPE, (0, 1, 2), 0)
+
+
+# Accumulating 1024 values: float16 has 11 significant bits, bfloat16 8. A backend that sums in
+# the input type drifts by several units in the last place; one that accumulates wider stays
+# within rounding of the result. The tolerance allows 4 ulp of the result's magnitude.
+LARGE_TOLERANCE = {"float16": {"atol": 0.0, "rtol": 4 * 2.0**-10}, "bfloat16": {"atol": 0.0, "rtol": 4 * 2.0**-7}}
+
+
+def large_random(op, v, dt, rng):
+    if dt.name not in LOW_PRECISION:
+        return NotApplicable("accumulation example is for float16 and bfloat16")
+    data = random_data(op, dt, (8, 1024), rng, span=op.large_range)
+    return Example(data, (1,), 0, tolerance=LARGE_TOLERANCE[dt.name])
+
+
+def dtype_range(op, v, dt, rng):
+    pairs = []
+    for pair in op.range_pairs(dt):
+        try:
+            arr = np.array([pair], dtype=object if dt.is_int else np.float64)
+            data = arr.astype(dt.np) if not dt.is_int else np.array(pair, dtype=dt.np).reshape(1, 2)
+        except (OverflowError, ValueError):
+            continue
+        if dt.is_int and [int(a) for a in data.reshape(-1)] != [int(p) for p in pair]:
+            continue  # not representable
+        ex = Example(data, (1,), 0)
+        if not isinstance(oracle(op, ex, dt), NotApplicable):
+            pairs.append(data.reshape(2))
+    if not pairs:
+        return NotApplicable(f"no dtype-range values of {dt.name} have a representable {op.name}")
+    return Example(np.stack(pairs), (1,), 0)
+
+
+def _rejection_dtype(v: OpVersion, dt: DtypeInfo) -> NotApplicable | None:
+    first = "float" if "float" in v.dtypes else v.dtypes[0]
+    if dt.name != first:
+        return NotApplicable(f"rejection cases are emitted once per version, in {first}")
+    return None
+
+
+def axes_out_of_range(op, v, dt, rng):
+    na = _rejection_dtype(v, dt)
+    if na:
+        return na
+    sentence = _axes_range_sentence(v)
+    if sentence is None:
+        return NotApplicable(f"{op.name}-{v.since_version} states no accepted range for axes")
+    data = random_data(op, dt, DOC_SHAPE, rng)
+    return Example(data, (3,), 1, kind="expect-error", reason=sentence)
+
+
+def _axes_range_sentence(v: OpVersion) -> str | None:
+    texts = [a.description for a in v.schema.attributes.values() if a.name == "axes"]
+    texts += [i.description for i in v.schema.inputs if i.name == "axes"]
+    for t in texts:
+        m = re.search(r"Accepted range is \[-r, r-1\] where r = rank\(data\)\.", " ".join(t.split()))
+        if m:
+            return m.group(0)
+    return None
+
+
+def axes_wrong_type(op, v, dt, rng):
+    na = _rejection_dtype(v, dt)
+    if na:
+        return na
+    axes_inputs = [i for i in v.schema.inputs if i.name == "axes"]
+    if not axes_inputs:
+        return NotApplicable(f"{op.name}-{v.since_version} takes axes as an attribute")
+    data = random_data(op, dt, DOC_SHAPE, rng)
+    reason = f"input 'axes' is {axes_inputs[0].type_str}"
+    return Example(data, (1,), 1, kind="expect-error", reason=reason, axes_dtype="int32")
+
+
+EXAMPLES: dict[str, Callable] = {
+    "do_not_keepdims_example": _doc_example((1,), 0),
+    "do_not_keepdims_random": _doc_random((1,), 0),
+    "keepdims_example": _doc_example((1,), 1),
+    "keepdims_random": _doc_random((1,), 1),
+    "default_axes_keepdims_example": _doc_example(None, 1),
+    "default_axes_keepdims_random": _doc_random(None, 1),
+    "negative_axes_keepdims_example": _doc_example((-2,), 1),
+    "negative_axes_keepdims_random": _doc_random((-2,), 1),
+    "empty_set": empty_set,
+    "bool_inputs": bool_inputs,
+    "empty_axes_input_noop_example": empty_axes_input_noop_example,
+    "empty_axes_input_noop_random": empty_axes_input_noop_random,
+    "noop_axes_omitted": noop_axes_omitted,
+    "empty_axes_input_reduce_all": empty_axes_input_reduce_all,
+    "rank0": rank0,
+    "all_axes_do_not_keepdims": all_axes_do_not_keepdims,
+    "large_random": large_random,
+    "dtype_range": dtype_range,
+    "axes_out_of_range": axes_out_of_range,
+    "axes_wrong_type": axes_wrong_type,
+}

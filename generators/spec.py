@@ -1,0 +1,74 @@
+"""What the installed onnx.defs says exists: operator versions, the opsets they span, their dtypes, their sentences."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+import onnx.defs
+
+from harness.dtypes import from_type_str
+
+
+@dataclass(frozen=True)
+class OpVersion:
+    """One schema version of an operator and the opsets in which it is in force."""
+
+    op: str
+    since_version: int
+    first_opset: int
+    last_opset: int
+    dtypes: tuple[str, ...]  # what the first input's type constraint allows, in schema order
+    schema: onnx.defs.OpSchema
+
+    @property
+    def opsets(self) -> tuple[int, ...]:
+        """The first and the last opset where this version is in force (one when they coincide)."""
+        return tuple(sorted({self.first_opset, self.last_opset}))
+
+    def has_input(self, name: str) -> bool:
+        return any(i.name == name for i in self.schema.inputs)
+
+    def has_attribute(self, name: str) -> bool:
+        return name in self.schema.attributes
+
+    @property
+    def doc(self) -> str:
+        return " ".join((self.schema.doc or "").split())
+
+    def sentence(self, pattern: str) -> str | None:
+        """The first sentence of this version's doc matching `pattern` (a regex), or None."""
+        for s in re.split(r"(?<=\.)\s+", self.doc):
+            if re.search(pattern, s):
+                return s
+        return None
+
+
+def newest_opset() -> int:
+    return onnx.defs.onnx_opset_version()
+
+
+@lru_cache(maxsize=None)
+def versions(op: str, domain: str = "") -> tuple[OpVersion, ...]:
+    """Every schema version of `op` in `domain`, oldest first, from get_all_schemas_with_history()."""
+    schemas = sorted(
+        (s for s in onnx.defs.get_all_schemas_with_history() if s.name == op and s.domain == domain),
+        key=lambda s: s.since_version,
+    )
+    if not schemas:
+        raise KeyError(f"onnx.defs has no operator {op!r} in domain {domain!r}")
+    out = []
+    for i, s in enumerate(schemas):
+        last = schemas[i + 1].since_version - 1 if i + 1 < len(schemas) else newest_opset()
+        out.append(OpVersion(op, s.since_version, s.since_version, last, _input_dtypes(s), s))
+    return tuple(out)
+
+
+def _input_dtypes(schema: onnx.defs.OpSchema) -> tuple[str, ...]:
+    """Types allowed for the first input: via its type constraint, or its literal type string."""
+    type_str = schema.inputs[0].type_str
+    for c in schema.type_constraints:
+        if c.type_param_str == type_str:
+            return tuple(from_type_str(t) for t in c.allowed_type_strs)
+    return (from_type_str(type_str),)
