@@ -50,9 +50,16 @@ class Adapter:
     """
 
     name: str = "base"
+    # Options this adapter understands (--backend-option KEY=VALUE), each with a one-line help.
+    # Empty means "accept anything", so adapters that predate it keep working.
+    option_help: dict[str, str] = {}
 
     def __init__(self, options: dict[str, str] | None = None):
         self.options = dict(options or {})
+        unknown = sorted(set(self.options) - set(self.option_help)) if self.option_help else []
+        if unknown:
+            known = ", ".join(f"{k} ({v})" for k, v in sorted(self.option_help.items()))
+            raise ValueError(f"unknown option {unknown[0]!r}; known options: {known}")
 
     @property
     def version(self) -> str:

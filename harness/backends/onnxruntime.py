@@ -1,0 +1,280 @@
+"""ONNX Runtime through its InferenceSession API, fed and fetched as OrtValues so every dtype survives."""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import re
+from typing import Any, Sequence
+
+import ml_dtypes
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import TensorProto, helper
+from onnxruntime.capi import onnxruntime_pybind11_state as ort_errors
+
+from harness import dtypes
+from harness.backends.base import Adapter, Capabilities, Unsupported
+
+# ORT's own words when it declines a model rather than finding it wrong. Each was captured from
+# a real failing session (tests/test_backends_onnxruntime.py triggers every one of them).
+_DECLINED = (
+    # Opset newer than ORT's bundled onnx: "... Opset 27 is under development and support for
+    # this is limited. ... Current official support for domain ai.onnx is till opset 26."
+    re.compile(r"Current official support for domain \S+ is till opset \d+"),
+    # "Unsupported model IR version: 14, max supported IR version: 13"
+    re.compile(r"Unsupported model IR version: \d+, max supported IR version: \d+"),
+    # A tensor type the spec defines but ORT does not know (float6e2m3):
+    # "Failed to load model with error: Invalid tensor data type 27."
+    re.compile(r"Invalid tensor data type \d+"),
+    # Same, when building the input OrtValue: "tensor type 27 is not supported"
+    re.compile(r"tensor type \d+ is not supported"),
+)
+# Operators ORT does not know. Unsupported only when onnx itself defines the operator; for one
+# nobody defines, the model is wrong. Seen as
+#   "In Node, ("", NoSuchOp, "", -1) : ... Error No Op registered for NoSuchOp with domain_version of 21"
+#   "Fatal error: ai.onnx.preview:FlexAttention(-1) is not a registered function/op"
+_NO_OP = re.compile(r'In Node, \("[^"]*", (\w+), "([^"]*)".*No Op registered for \w+ with domain_version of (\d+)', re.S)
+_NOT_REGISTERED = re.compile(r"([\w.]*):(\w+)\(-?\d+\) is not a registered function/op")
+
+_LEVELS = {
+    "disable": ort.GraphOptimizationLevel.ORT_DISABLE_ALL,
+    "basic": ort.GraphOptimizationLevel.ORT_ENABLE_BASIC,
+    "extended": ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED,
+    "all": ort.GraphOptimizationLevel.ORT_ENABLE_ALL,
+}
+
+
+class OnnxRuntimeAdapter(Adapter):
+    name = "onnxruntime"
+    option_help = {
+        "provider": "comma list of execution providers in priority order (default CPUExecutionProvider)",
+        "intra_op_num_threads": "threads per session (default 1: the runner already runs cases in parallel)",
+        "graph_optimization_level": "disable|basic|extended|all (default all, what users get)",
+    }
+
+    def __init__(self, options: dict[str, str] | None = None):
+        super().__init__(options)
+        self.providers = [_provider_name(p) for p in self.options.get("provider", "CPUExecutionProvider").split(",") if p.strip()]
+        available = ort.get_available_providers()
+        missing = [p for p in self.providers if p not in available]
+        if missing:
+            # ORT would warn and quietly fall back to CPU, grading the wrong device.
+            raise ValueError(f"provider {missing[0]} is not available; this onnxruntime has {', '.join(available)}")
+        try:
+            self.threads = int(self.options.get("intra_op_num_threads", "1"))
+        except ValueError:
+            raise ValueError(f"intra_op_num_threads must be an integer, got {self.options['intra_op_num_threads']!r}") from None
+        level = self.options.get("graph_optimization_level", "all")
+        if level not in _LEVELS:
+            raise ValueError(f"graph_optimization_level must be one of {', '.join(_LEVELS)}, got {level!r}")
+        self.level = _LEVELS[level]
+        self.cpu_only = self.providers == ["CPUExecutionProvider"]
+
+    @property
+    def version(self) -> str:
+        return ort.__version__
+
+    @functools.cached_property
+    def capabilities(self) -> Capabilities:
+        max_ir, max_opset = _probe_limits()
+        return Capabilities(opset=(1, max_opset), ir=(1, max_ir), dtypes=_representable_dtypes())
+
+    def prepare(self, model_path: str) -> Any:
+        so = ort.SessionOptions()
+        so.intra_op_num_threads = self.threads
+        so.inter_op_num_threads = 1
+        so.graph_optimization_level = self.level
+        # Fatal only: every error also comes back as the exception we classify, so ORT's own
+        # stderr copy would just double the noise in the runner's captured output.
+        so.log_severity_level = 4
+        return ort.InferenceSession(model_path, sess_options=so, providers=self.providers)
+
+    def run(self, session: Any, inputs: Sequence[np.ndarray]) -> list[Any]:
+        declared = session.get_inputs()
+        if len(inputs) != len(declared):
+            raise ValueError(f"got {len(inputs)} inputs, the model declares {len(declared)}")
+        outputs = session.get_outputs()
+        if not all(_bindable(v.type) for v in [*declared, *outputs]):
+            # OrtValues cannot be built from strings, nor returned as sequences/optionals through
+            # this API; the plain run converts those (and they have no bfloat16 to lose).
+            return list(session.run(None, {d.name: np.asarray(x) for d, x in zip(declared, inputs)}))
+        keep = []  # OrtValues borrow the numpy buffers: both must live until the run ends
+        feeds = {}
+        for d, x in zip(declared, inputs):
+            x = x if x.flags.c_contiguous else x.copy(order="C")  # ascontiguousarray would turn 0-d into 1-d
+            feeds[d.name] = to_ortvalue(x)
+            keep.append(x)
+        names = [o.name for o in outputs]
+        if self.cpu_only:
+            # Keeps ORT's status codes: IO binding reports every run failure as a bare
+            # RuntimeError("Error in execution: ..."), losing NOT_IMPLEMENTED.
+            values = session.run_with_ort_values(names, feeds)
+        else:
+            # Other providers leave outputs in device memory; binding them to the CPU brings them back.
+            binding = session.io_binding()
+            for name, value in feeds.items():
+                binding.bind_ortvalue_input(name, value)
+            for name in names:
+                binding.bind_output(name, "cpu")
+            session.run_with_iobinding(binding)
+            values = binding.get_outputs()
+        return [from_ortvalue(v) for v in values]
+
+    def classify(self, exc: BaseException, stage: str) -> str:
+        if isinstance(exc, (Unsupported, NotImplementedError, ort_errors.NotImplemented)):
+            return "unsupported"
+        text = str(exc)
+        if "NOT_IMPLEMENTED : " in text or any(p.search(text) for p in _DECLINED):
+            return "unsupported"
+        match = _NO_OP.search(text)
+        if match and onnx.defs.has(match.group(1), int(match.group(3)), match.group(2)):
+            return "unsupported"
+        match = _NOT_REGISTERED.search(text)
+        if match and onnx.defs.has(match.group(2), match.group(1)):
+            return "unsupported"
+        return "error"
+
+
+def _bindable(type_str: str) -> bool:
+    return type_str.startswith("tensor(") and type_str != "tensor(string)"
+
+
+def _provider_name(text: str) -> str:
+    """'cpu' or 'CUDA' -> the provider's full name, so the option stays short on a command line."""
+    text = text.strip()
+    if text.endswith("ExecutionProvider"):
+        return text
+    by_short = {p[: -len("ExecutionProvider")].lower(): p for p in ort.get_all_providers()}
+    return by_short.get(text.lower(), text)
+
+
+def _packed_bits(dtype: np.dtype) -> int:
+    """Bits per element: below 8 ORT packs several into a byte (int4, float4e2m1, int2)."""
+    if dtype.type.__module__ == "numpy":
+        return dtype.itemsize * 8
+    try:
+        return ml_dtypes.finfo(dtype).bits
+    except ValueError:
+        return ml_dtypes.iinfo(dtype).bits
+
+
+def to_ortvalue(x: np.ndarray) -> ort.OrtValue:
+    """A numpy array (ml_dtypes included) as an OrtValue of the matching ONNX element type.
+
+    ORT's Python API has no numpy type for bfloat16 or the float8/4-bit families, so those are
+    handed over as raw bits with the element type named explicitly.
+    """
+    if x.dtype.type.__module__ == "numpy":
+        return ort.OrtValue.ortvalue_from_numpy(x)
+    elem = helper.np_dtype_to_tensor_dtype(x.dtype)
+    bits = _packed_bits(x.dtype)
+    if bits >= 8:
+        return ort.OrtValue.ortvalue_from_numpy_with_onnx_type(x.view(f"u{x.dtype.itemsize}"), elem)
+    # Sub-byte types: the spec packs them low bits first (onnx/docs/IR.md, "4-bit/2-bit integer
+    # types"), ml_dtypes keeps one per byte. Allocate ORT's packed tensor and copy the bytes in.
+    value = ort.OrtValue.ortvalue_from_shape_and_type(list(x.shape), elem, "cpu")
+    packed = _pack(x, bits)
+    if packed.nbytes:
+        ctypes.memmove(value.data_ptr(), packed.ctypes.data, packed.nbytes)
+    return value
+
+
+def from_ortvalue(value: ort.OrtValue) -> np.ndarray:
+    """A CPU tensor OrtValue as numpy, keeping its ONNX element type (bfloat16 stays bfloat16)."""
+    name = dtypes.name_of(value.element_type())
+    if name == "string":
+        return value.numpy()
+    target = dtypes.numpy_of(name)
+    if target.type.__module__ == "numpy":
+        out = value.numpy()
+        if out.dtype != target:
+            raise TypeError(f"onnxruntime returned {out.dtype} for a tensor({name}) output")
+        return out
+    shape = tuple(value.shape())
+    size = value.tensor_size_in_bytes()
+    raw = np.frombuffer(ctypes.string_at(value.data_ptr(), size), dtype=np.uint8) if size else np.zeros(0, np.uint8)
+    bits = _packed_bits(target)
+    if bits >= 8:
+        return raw.view(target).reshape(shape)
+    return _unpack(raw, bits, int(np.prod(shape, dtype=np.int64))).view(target).reshape(shape)
+
+
+def _pack(x: np.ndarray, bits: int) -> np.ndarray:
+    per_byte = 8 // bits
+    codes = (x.reshape(-1).view(np.uint8) & ((1 << bits) - 1)).astype(np.uint8)
+    pad = (-codes.size) % per_byte
+    if pad:
+        codes = np.concatenate([codes, np.zeros(pad, np.uint8)])
+    codes = codes.reshape(-1, per_byte)
+    packed = np.zeros(codes.shape[0], np.uint8)
+    for slot in range(per_byte):
+        packed |= codes[:, slot] << np.uint8(slot * bits)
+    return packed
+
+
+def _unpack(raw: np.ndarray, bits: int, count: int) -> np.ndarray:
+    per_byte = 8 // bits
+    mask = np.uint8((1 << bits) - 1)
+    slots = [(raw >> np.uint8(slot * bits)) & mask for slot in range(per_byte)]
+    return np.stack(slots, axis=1).reshape(-1)[:count].copy()
+
+
+@functools.lru_cache(maxsize=None)
+def _probe_limits() -> tuple[int, int]:
+    """(max IR version, max ai.onnx opset) this onnxruntime loads, read from its own refusals.
+
+    ORT caps both below what the installed onnx defines, and says the cap in its error text;
+    loading an Identity model at onnx's newest versions makes it say so.
+    """
+    ir, opset = onnx.IR_VERSION, onnx.defs.onnx_opset_version()
+    for _ in range(4):
+        try:
+            _identity_session(ir, opset)
+            return ir, opset
+        except Exception as exc:  # noqa: BLE001 - the message is what we read
+            text = str(exc)
+            ir_cap = re.search(r"max supported IR version: (\d+)", text)
+            opset_cap = re.search(r"is till opset (\d+)", text)
+            if ir_cap and int(ir_cap.group(1)) < ir:
+                ir = int(ir_cap.group(1))
+            elif opset_cap and int(opset_cap.group(1)) < opset:
+                opset = int(opset_cap.group(1))
+            else:
+                break
+    # The message changed shape: walk down until a model loads.
+    for candidate in range(opset, 0, -1):
+        try:
+            _identity_session(ir, candidate)
+            return ir, candidate
+        except Exception:  # noqa: BLE001
+            continue
+    return ir, opset
+
+
+def _identity_session(ir: int, opset: int) -> None:
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])
+    graph = helper.make_graph([helper.make_node("Identity", ["x"], ["y"])], "probe", [x], [y])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = ir
+    so = ort.SessionOptions()
+    so.log_severity_level = 4
+    ort.InferenceSession(model.SerializeToString(), sess_options=so, providers=["CPUExecutionProvider"])
+
+
+@functools.lru_cache(maxsize=None)
+def _representable_dtypes() -> frozenset[str]:
+    """Element types ORT can hold in a tensor at all; kernels decide the rest case by case."""
+    names = set()
+    for elem in TensorProto.DataType.values():
+        if elem == TensorProto.UNDEFINED:
+            continue
+        try:
+            ort.OrtValue.ortvalue_from_shape_and_type([1], elem, "cpu")
+        except Exception:  # noqa: BLE001 - "tensor type 27 is not supported"
+            continue
+        names.add(dtypes.name_of(elem))
+    # Strings have no fixed-size OrtValue to probe with, but sessions take tensor(string).
+    return frozenset(names | {"string"})

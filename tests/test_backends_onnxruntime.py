@@ -1,0 +1,185 @@
+"""The onnxruntime adapter against the real runtime: what it declines, what it gets wrong, dtypes kept."""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper
+
+from harness.backends import registry
+from harness.compare import compare_outputs
+
+pytest.importorskip("onnxruntime")
+
+
+@pytest.fixture(scope="module")
+def ort_adapter():
+    return registry.load("onnxruntime", {})
+
+
+def _model(tmp_path, op, in_types, out_type, opset=21, ir=10, domain="", extra_opsets=(), shape=None, **attrs):
+    """One-node model saved to disk; inputs x0, x1, ... of the given element types."""
+    names = [f"x{i}" for i in range(len(in_types))]
+    node = helper.make_node(op, names, ["y"], domain=domain, **attrs)
+    inputs = [helper.make_tensor_value_info(n, t, shape) for n, t in zip(names, in_types)]
+    output = helper.make_tensor_value_info("y", out_type, None)
+    graph = helper.make_graph([node], op.lower(), inputs, [output])
+    opsets = [helper.make_opsetid("", opset), *(helper.make_opsetid(d, v) for d, v in extra_opsets)]
+    model = helper.make_model(graph, opset_imports=opsets)
+    model.ir_version = ir
+    path = tmp_path / f"{op}_{opset}_{ir}.onnx"
+    onnx.save(model, path)
+    return str(path)
+
+
+def _load_failure(adapter, path):
+    with pytest.raises(Exception) as info:
+        adapter.prepare(path)
+    return info.value
+
+
+# --- declined: unsupported -------------------------------------------------------------------
+
+
+def test_missing_kernel_is_unsupported(ort_adapter, tmp_path):
+    path = _model(tmp_path, "ReduceMin", [TensorProto.BFLOAT16], TensorProto.BFLOAT16, opset=20)
+    exc = _load_failure(ort_adapter, path)
+    assert "NOT_IMPLEMENTED : Could not find an implementation for ReduceMin(20)" in str(exc)
+    assert ort_adapter.classify(exc, "load") == "unsupported"
+
+
+def test_max_opset_is_read_from_the_runtime(ort_adapter, tmp_path):
+    newest = onnx.defs.onnx_opset_version()
+    low, high = ort_adapter.capabilities.opset
+    assert low == 1 and high <= newest
+    ir = ort_adapter.capabilities.ir[1]
+    ort_adapter.prepare(_model(tmp_path, "Identity", [TensorProto.FLOAT], TensorProto.FLOAT, opset=high, ir=ir))
+    if high == newest:
+        pytest.skip("this onnxruntime accepts every opset the installed onnx defines")
+    exc = _load_failure(ort_adapter, _model(tmp_path, "Identity", [TensorProto.FLOAT], TensorProto.FLOAT, opset=high + 1, ir=ir))
+    assert f"is till opset {high}" in str(exc)
+    assert ort_adapter.classify(exc, "load") == "unsupported"
+    assert ort_adapter.capabilities.reason_unsupported(high + 1, None, None) == (
+        f"opset {high + 1} above the backend's maximum {high}"
+    )
+
+
+def test_ir_version_above_max_is_unsupported(ort_adapter, tmp_path):
+    max_ir = ort_adapter.capabilities.ir[1]
+    if max_ir >= onnx.IR_VERSION:
+        pytest.skip("this onnxruntime accepts the installed onnx's IR version")
+    exc = _load_failure(ort_adapter, _model(tmp_path, "Identity", [TensorProto.FLOAT], TensorProto.FLOAT, ir=max_ir + 1))
+    assert f"max supported IR version: {max_ir}" in str(exc)
+    assert ort_adapter.classify(exc, "load") == "unsupported"
+
+
+def test_dtype_unknown_to_the_runtime_is_unsupported(ort_adapter, tmp_path):
+    if "float6e2m3" in ort_adapter.capabilities.dtypes:
+        pytest.skip("this onnxruntime knows float6e2m3")
+    assert ort_adapter.capabilities.reason_unsupported(None, None, "float6e2m3") == (
+        "dtype float6e2m3 not supported by the backend"
+    )
+    path = _model(tmp_path, "Identity", [TensorProto.FLOAT6E2M3], TensorProto.FLOAT6E2M3, opset=26, ir=13)
+    exc = _load_failure(ort_adapter, path)
+    assert "Invalid tensor data type" in str(exc)
+    assert ort_adapter.classify(exc, "load") == "unsupported"
+
+
+def test_operator_of_a_domain_it_lacks_is_unsupported(ort_adapter, tmp_path):
+    path = _model(
+        tmp_path, "FlexAttention", [TensorProto.FLOAT] * 3, TensorProto.FLOAT, opset=24,
+        domain="ai.onnx.preview", extra_opsets=[("ai.onnx.preview", 1)], shape=[1, 1, 2, 4],
+    )
+    exc = _load_failure(ort_adapter, path)
+    assert "FlexAttention(-1) is not a registered function/op" in str(exc)
+    assert ort_adapter.classify(exc, "load") == "unsupported"
+
+
+# --- wrong: error ----------------------------------------------------------------------------
+
+
+def test_type_the_spec_forbids_is_error(ort_adapter, tmp_path):
+    exc = _load_failure(ort_adapter, _model(tmp_path, "Neg", [TensorProto.UINT32], TensorProto.UINT32, opset=13))
+    assert "INVALID_GRAPH" in str(exc)
+    assert ort_adapter.classify(exc, "load") == "error"
+
+
+def test_operator_nobody_defines_is_error(ort_adapter, tmp_path):
+    exc = _load_failure(ort_adapter, _model(tmp_path, "NoSuchOp", [TensorProto.FLOAT], TensorProto.FLOAT))
+    assert "No Op registered for NoSuchOp" in str(exc)
+    assert ort_adapter.classify(exc, "load") == "error"
+
+
+def test_runtime_failures_are_errors(ort_adapter, tmp_path):
+    prepared = ort_adapter.prepare(_model(tmp_path, "Reshape", [TensorProto.FLOAT, TensorProto.INT64], TensorProto.FLOAT))
+    with pytest.raises(Exception) as info:
+        ort_adapter.run(prepared, [np.zeros((2, 3), np.float32), np.array([4, 4], np.int64)])
+    assert "The input tensor cannot be reshaped to the requested shape" in str(info.value)
+    assert ort_adapter.classify(info.value, "run") == "error"
+
+    with pytest.raises(Exception) as info:
+        ort_adapter.run(prepared, [np.zeros((2, 3), np.float64), np.array([6], np.int64)])
+    assert "INVALID_ARGUMENT : Unexpected input data type" in str(info.value)
+    assert ort_adapter.classify(info.value, "run") == "error"
+
+
+# --- dtypes survive the trip -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        np.array([[1.5, -2.0, 3.25], [0.0, -0.0, np.inf]], dtype=ml_dtypes.bfloat16),
+        np.array([0, 1, 2**32 - 1], dtype=np.uint32),
+        np.array([0, 2**63, 2**64 - 1], dtype=np.uint64),
+        np.array([1.5, -448.0], dtype=ml_dtypes.float8_e4m3fn),
+        np.array(["a", "bé"], dtype=object),
+        np.array(True),
+    ],
+    ids=lambda v: str(v.dtype),
+)
+def test_identity_round_trip_keeps_dtype_and_bits(ort_adapter, tmp_path, values):
+    elem = helper.np_dtype_to_tensor_dtype(values.dtype)
+    prepared = ort_adapter.prepare(_model(tmp_path, "Identity", [elem], elem))
+    (out,) = ort_adapter.run(prepared, [values])
+    assert out.dtype == values.dtype and out.shape == values.shape
+    assert out.tolist() == values.tolist()
+
+
+def test_bfloat16_is_computed_not_just_copied(ort_adapter, tmp_path):
+    prepared = ort_adapter.prepare(_model(tmp_path, "Cast", [TensorProto.FLOAT], TensorProto.BFLOAT16, to=TensorProto.BFLOAT16))
+    (out,) = ort_adapter.run(prepared, [np.array([1.0, 3.14159, -1e30], np.float32)])
+    assert out.dtype == ml_dtypes.bfloat16
+    assert out.tolist() == np.array([1.0, 3.14159, -1e30], np.float32).astype(ml_dtypes.bfloat16).tolist()
+
+
+@pytest.mark.parametrize("dtype", [ml_dtypes.int4, ml_dtypes.uint4])
+def test_four_bit_values_are_packed_and_unpacked(ort_adapter, tmp_path, dtype):
+    values = np.array([1, 2, 3, 7, 0], dtype=dtype) if dtype == ml_dtypes.uint4 else np.array([1, -2, 3, 7, -8], dtype=dtype)
+    elem = helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
+    to_4bit = ort_adapter.prepare(_model(tmp_path, "Cast", [TensorProto.FLOAT], elem, to=elem))
+    (packed,) = ort_adapter.run(to_4bit, [values.astype(np.float32)])
+    assert packed.dtype == dtype and packed.tolist() == values.tolist()
+    back = ort_adapter.prepare(_model(tmp_path, "Cast", [elem], TensorProto.FLOAT, to=TensorProto.FLOAT, opset=21))
+    (floats,) = ort_adapter.run(back, [values])
+    assert floats.tolist() == values.astype(np.float32).tolist()
+
+
+def test_wrong_expectation_fails(ort_adapter, tmp_path):
+    prepared = ort_adapter.prepare(_model(tmp_path, "Abs", [TensorProto.FLOAT], TensorProto.FLOAT, opset=13))
+    outputs = ort_adapter.run(prepared, [np.array([-1.0, 2.0], np.float32)])
+    assert compare_outputs([np.array([1.0, 2.0], np.float32)], outputs).status == "pass"
+    result = compare_outputs([np.array([-1.0, 2.0], np.float32)], outputs)
+    assert result.status == "fail"
+    assert result.detail == "output 0: 1 of 2 values differ; max abs err 2 at index (0,): got 1.0 expected -1.0; max ulp 2130706432"
+
+
+def test_options(tmp_path):
+    adapter = registry.load("onnxruntime", {"provider": "cpu", "intra_op_num_threads": "2", "graph_optimization_level": "disable"})
+    assert adapter.providers == ["CPUExecutionProvider"]
+    with pytest.raises(registry.BackendNotFound, match="provider NoSuchExecutionProvider is not available"):
+        registry.load("onnxruntime", {"provider": "NoSuchExecutionProvider"})
+    with pytest.raises(registry.BackendNotFound, match="unknown option 'threads'"):
+        registry.load("onnxruntime", {"threads": "2"})
