@@ -12,8 +12,6 @@ MIN_MAX_DATA = [[[5, 1], [20, 2]], [[30, 1], [40, 2]], [[55, 1], [60, 2]]]
 ONE_TO_TWELVE = np.arange(1, 13).reshape(3, 2, 2).tolist()
 
 
-
-
 def order_pairs(dt):
     """Edge pairs for Min and Max: neighbours at both ends of the range, beyond 32 and 53 bits."""
     if dt.is_bool:

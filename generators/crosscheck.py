@@ -1,0 +1,49 @@
+"""Second source for every expected output: onnx.reference.ReferenceEvaluator on the same model and feeds."""
+
+from __future__ import annotations
+
+from onnx.reference import ReferenceEvaluator
+
+
+def against_reference(built) -> dict | None:
+    """None when the reference evaluator agrees with our oracle; else a row for the committed report."""
+    from harness.compare import compare_outputs  # the runner's comparator: one definition of "agrees"
+
+    row = {"case": built.name, "op": built.meta["op"], "since_version": built.meta["since_version"],
+           "dtype": built.meta["dtype"], "example": built.meta["example"]}
+    feeds = {n: a for n, a in built.inputs}
+    try:
+        got = ReferenceEvaluator(built.model).run(None, feeds)
+    except Exception as e:  # the evaluator's own failure is a finding, recorded, never dropped
+        if built.outputs is None:
+            return None  # expected an error, got one
+        return dict(row, detail=f"reference evaluator raised {type(e).__name__}: {_one_line(e)}")
+    if built.outputs is None:
+        return dict(row, detail="reference evaluator returned outputs for an expect-error case")
+    cmp = compare_outputs([a for _, a in built.outputs], list(got), built.meta["tolerance"], [built.meta["dtype"]])
+    if cmp.status == "pass":
+        return None
+    return dict(row, detail=f"reference evaluator: {cmp.detail}")
+
+
+def _one_line(e: BaseException) -> str:
+    text = " ".join(str(e).split())
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+def report_markdown(disagreements: list[dict], onnx_version: str) -> str:
+    """cases/crosscheck.md: every case where the reference evaluator and our oracle differ."""
+    lines = [
+        "# Oracle vs. onnx.reference.ReferenceEvaluator",
+        "",
+        f"Every case of the corpus was also run through `onnx.reference.ReferenceEvaluator` (onnx {onnx_version}).",
+        "Where it does not produce our expected output, the case is listed here; the oracle's value",
+        "stands in the corpus. Regenerate with `generate-cases` (this file is rewritten each time).",
+        "",
+        f"Disagreements: {len(disagreements)}",
+        "",
+    ]
+    if disagreements:
+        lines += ["| case | detail |", "| --- | --- |"]
+        lines += [f"| `{d['case']}` | {d['detail'].replace('|', '/')} |" for d in disagreements]
+    return "\n".join(lines) + "\n"
