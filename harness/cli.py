@@ -1,0 +1,149 @@
+"""run-conformance: grade one backend against a corpus, with pytest doing the running.
+
+Exit codes (documented in full in harness/expectations.py):
+    0 nothing regressed, 1 regressions, 2 usage/setup error or interrupted, 3 nothing ran.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from harness.expectations import NOTHING_RAN, REGRESSED, SETUP_ERROR
+from harness.results import report_dir_for
+
+DESCRIPTION = """\
+Run every case of an ONNX test-data corpus against a backend, each in an isolated executor
+process, and grade the run against an expectations file. Results go to REPORT_DIR as they finish:
+results.jsonl, run.json, junit.xml and the matrices."""
+
+EPILOG = """\
+Any other argument, and everything after --, goes to pytest: -k EXPR, -x, --lf, -v, -q, ...
+Exit codes: 0 nothing regressed, 1 regressions, 2 usage or setup error (or interrupted),
+3 nothing ran (no case selected, or every case skipped or unsupported)."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="run-conformance", description=DESCRIPTION, epilog=EPILOG, allow_abbrev=False,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--backend", default="onnxruntime", metavar="NAME",
+                   help="built-in adapter, entry point in group onnx_conformance.backends, or a "
+                        "dotted module path (module or module:Class); default onnxruntime")
+    p.add_argument("--backend-option", action="append", default=[], metavar="KEY=VALUE",
+                   help="passed to the adapter; repeatable")
+    p.add_argument("--cases", metavar="DIR",
+                   help="corpus: DIR/node/<case>/ or DIR/<case>/ (any folder with a model.onnx); "
+                        "default: the project's cases/, generated first if missing")
+    p.add_argument("--report-dir", metavar="DIR", help="default reports/<backend>/")
+    p.add_argument("-n", dest="workers", metavar="N",
+                   help="pytest-xdist worker processes (a number or 'auto'); default: none")
+    p.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
+                   help="per case, load to compare; default 60")
+    p.add_argument("--expectations", metavar="FILE",
+                   help="baseline of known non-passing cases, lines 'case,status,reason'")
+    p.add_argument("--update-expectations", action="store_true",
+                   help="rewrite FILE from this run (every non-pass status, detail as reason)")
+    p.add_argument("--allow-fixes", action="store_true",
+                   help="an expected failure that now passes does not fail the run")
+    p.add_argument("--resume", action="store_true",
+                   help="keep the cases already in REPORT_DIR/results.jsonl and run the rest")
+    return p
+
+
+def default_cases() -> Path:
+    """The project's own corpus, generated on first use (only its index is committed)."""
+    cases = Path(__file__).resolve().parent.parent / "cases"
+    if (cases / "node").is_dir():
+        return cases
+    try:
+        from generators.emit import generate_corpus
+    except ImportError as e:
+        raise SystemExit(f"run-conformance: no corpus at {cases / 'node'} and the generator is "
+                         f"not importable ({e}); pass --cases DIR") from None
+    print(f"run-conformance: generating the corpus into {cases} (first run only)", file=sys.stderr)
+    generate_corpus(cases)
+    return cases
+
+
+def pytest_args(args: argparse.Namespace, cases: Path, report_dir: Path,
+                passthrough: list[str]) -> list[str]:
+    out = [
+        # Isolation from whatever project we are started in: no pytest.ini/pyproject addopts,
+        # no conftest.py above the corpus, no tests/ collected.
+        "-c", os.devnull, "--rootdir", str(Path.cwd()), "--confcutdir", str(cases),
+        "-p", "harness.plugin",
+        "-o", f"cache_dir={report_dir / '.pytest_cache'}",  # --lf remembers per report dir
+        "-o", "junit_suite_name=onnx-conformance",
+        f"--junitxml={report_dir / 'junit.xml'}",
+        "--conformance-cases", str(cases),
+        "--conformance-backend", args.backend,
+        "--conformance-report-dir", str(report_dir),
+        "--conformance-timeout", str(args.timeout),
+    ]
+    for pair in args.backend_option:
+        out += ["--conformance-backend-option", pair]
+    if args.expectations:
+        out += ["--conformance-expectations", args.expectations]
+    for flag in ("update_expectations", "allow_fixes", "resume"):
+        if getattr(args, flag):
+            out.append("--conformance-" + flag.replace("_", "-"))
+    if args.workers is not None:
+        out += ["-n", args.workers]
+    return [*out, *passthrough, str(cases)]
+
+
+class _ConfigCatcher:
+    """Keeps the pytest config so the gate's verdict can be read once pytest.main returns."""
+
+    config = None
+
+    def pytest_configure(self, config) -> None:
+        self.config = config
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    passthrough: list[str] = []
+    if "--" in argv:
+        cut = argv.index("--")
+        argv, passthrough = argv[:cut], argv[cut + 1:]
+    args, unknown = build_parser().parse_known_args(argv)
+    passthrough = [*unknown, *passthrough]
+
+    if args.update_expectations and not args.expectations:
+        print("run-conformance: --update-expectations needs --expectations FILE", file=sys.stderr)
+        return SETUP_ERROR
+    try:
+        cases = Path(args.cases).resolve() if args.cases else default_cases()
+    except SystemExit as e:
+        print(e, file=sys.stderr)
+        return SETUP_ERROR
+    except Exception as e:  # the generator failed: say so in one line, not a traceback
+        print(f"run-conformance: generating the corpus failed: {type(e).__name__}: {e}",
+              file=sys.stderr)
+        return SETUP_ERROR
+    report_dir = Path(args.report_dir) if args.report_dir else report_dir_for(args.backend)
+    report_dir = report_dir.resolve()
+    report_dir.mkdir(parents=True, exist_ok=True)
+
+    import pytest
+
+    catcher = _ConfigCatcher()
+    rc = int(pytest.main(pytest_args(args, cases, report_dir, passthrough), plugins=[catcher]))
+    from harness.plugin import VERDICT  # only now: pytest must import the plugin itself to load it
+
+    verdict = catcher.config.stash.get(VERDICT, None) if catcher.config is not None else None
+    if verdict is not None:
+        return verdict.exit_code
+    if rc == pytest.ExitCode.NO_TESTS_COLLECTED:
+        return NOTHING_RAN
+    if rc == pytest.ExitCode.TESTS_FAILED:
+        return REGRESSED
+    return rc if rc == 0 else SETUP_ERROR
+
+
+if __name__ == "__main__":
+    sys.exit(main())

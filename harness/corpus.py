@@ -1,0 +1,192 @@
+"""Finds the cases of a corpus in the standard ONNX test-data layout and reads their tensors."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from harness.dtypes import name_of
+
+MODEL = "model.onnx"
+INDEX = "index.json"
+EXPECT_OUTPUT = "expect-output"
+EXPECT_ERROR = "expect-error"
+
+_NUMBERED = re.compile(r"^(?:test_data_set|input|output)_(\d+)(?:\.pb)?$")
+
+
+class CorpusError(Exception):
+    """The corpus cannot be run as laid out (no cases, index out of step with the directories)."""
+
+
+@dataclass(frozen=True)
+class Case:
+    """One case directory and the facts the reports group by; every fact is a field, never a name."""
+
+    name: str
+    path: str
+    op: str | None
+    opset: int | None
+    since_version: int | None
+    dtype: str | None
+    example: str | None
+    kind: str = EXPECT_OUTPUT
+    domain: str = ""
+    tolerance: dict | None = None
+    reason: str | None = None  # for expect-error: the spec sentence the case violates
+    skip: str | None = None  # why the runner cannot run it at all
+
+    def as_message(self) -> dict:
+        """What travels to the executor: small, picklable, nothing the child must recompute."""
+        return asdict(self)
+
+
+def index_sha256(root: Path) -> str | None:
+    path = Path(root) / INDEX
+    if not path.is_file():
+        return None
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def find_cases(root: Path) -> list[Case]:
+    """Every directory under `root` holding a model.onnx, sorted by (op, name).
+
+    `root` may be our layout (`root/node/<case>/`) or onnx's own (`root/<case>/`): the walk does not
+    care how deep a case sits. Metadata comes from `root/index.json` when there is one.
+    """
+    root = Path(root)
+    if not root.is_dir():
+        raise CorpusError(f"cases directory {root} does not exist")
+    found: dict[str, Path] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        if MODEL in filenames:
+            case_dir = Path(dirpath)
+            name = case_dir.name
+            if name in found:
+                raise CorpusError(f"two cases are named {name}: {found[name]} and {case_dir}")
+            found[name] = case_dir
+            dirnames[:] = []  # a case's own test_data_set_* folders hold no further cases
+        else:
+            dirnames.sort()
+
+    index = _read_index(root)
+    cases = []
+    if index is not None:
+        missing = sorted(set(index) - set(found))
+        if missing:
+            raise CorpusError(
+                f"{root / INDEX} lists {len(missing)} case(s) with no directory under {root} "
+                f"(first: {missing[0]}); regenerate the corpus with generate-cases"
+            )
+    for name, case_dir in found.items():
+        entry = index.get(name) if index is not None else None
+        cases.append(_from_index(name, case_dir, entry) if entry else _inferred(name, case_dir))
+    cases.sort(key=lambda c: (c.op or "", c.name))
+    return cases
+
+
+def _read_index(root: Path) -> dict | None:
+    path = root / INDEX
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text())
+        return dict(data["cases"])
+    except (ValueError, KeyError, TypeError) as e:
+        raise CorpusError(f"{path} is not a corpus index ({type(e).__name__}: {e})") from e
+
+
+def _from_index(name: str, case_dir: Path, entry: dict) -> Case:
+    return Case(
+        name=name,
+        path=str(case_dir),
+        op=entry.get("op"),
+        domain=entry.get("domain") or "",
+        opset=entry.get("opset"),
+        since_version=entry.get("since_version"),
+        dtype=entry.get("dtype"),
+        example=entry.get("example"),
+        kind=entry.get("kind") or EXPECT_OUTPUT,
+        tolerance=entry.get("tolerance"),
+        reason=entry.get("reason"),
+    )
+
+
+def _inferred(name: str, case_dir: Path) -> Case:
+    """Facts read from the model itself, for corpora without an index (onnx's own data/node)."""
+    import onnx
+    from onnx import defs
+
+    try:
+        model = onnx.load_model(str(case_dir / MODEL), load_external_data=False)
+    except Exception:  # an unreadable model is still a case: loading it will say why
+        return Case(name=name, path=str(case_dir), op=None, opset=None, since_version=None,
+                    dtype=None, example=name)
+    graph = model.graph
+    domain = graph.node[0].domain if len(graph.node) == 1 else ""
+    op = graph.node[0].op_type if len(graph.node) == 1 else "graph"
+    opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), None)
+    since = None
+    if op != "graph" and opset is not None:
+        try:
+            since = defs.get_schema(op, opset, domain).since_version
+        except Exception:  # not an operator onnx knows (a custom domain): nothing to say
+            since = None
+    initialized = {t.name for t in graph.initializer}
+    first = next((i for i in graph.input if i.name not in initialized), None)
+    dtype = None
+    if first is not None and first.type.HasField("tensor_type"):
+        dtype = name_of(first.type.tensor_type.elem_type)
+    skip = None
+    # onnx's own corpus stores sequence/optional/map values as other protos; the adapter contract
+    # passes numpy arrays only, so such cases are reported, not guessed at.
+    values = [*graph.input, *graph.output]
+    if any(not v.type.HasField("tensor_type") for v in values if v.name not in initialized):
+        skip = "non-tensor graph inputs or outputs (sequence, optional, map)"
+    return Case(name=name, path=str(case_dir), op=op, domain=domain, opset=opset,
+                since_version=since, dtype=dtype, example=name, skip=skip)
+
+
+@dataclass
+class DataSet:
+    name: str
+    inputs: list[np.ndarray]
+    outputs: list[np.ndarray]  # empty for expect-error cases
+    output_dtypes: list[str]
+
+
+def _numbered(names, prefix: str) -> list[str]:
+    picked = []
+    for n in names:
+        m = _NUMBERED.match(n)
+        if m and n.startswith(prefix):
+            picked.append((int(m.group(1)), n))
+    return [n for _, n in sorted(picked)]
+
+
+def read_tensor(path: str) -> tuple[np.ndarray, str]:
+    """A TensorProto file as numpy (bfloat16 and float8 as ml_dtypes) and its ONNX type name."""
+    from onnx import TensorProto, numpy_helper
+
+    tensor = TensorProto()
+    with open(path, "rb") as f:
+        tensor.ParseFromString(f.read())
+    return numpy_helper.to_array(tensor), name_of(tensor.data_type)
+
+
+def data_sets(case_dir: str) -> list[DataSet]:
+    """Each test_data_set_N in numeric order; input_K / output_K in K order (graph-input order)."""
+    sets = []
+    for set_name in _numbered(os.listdir(case_dir), "test_data_set_"):
+        set_dir = os.path.join(case_dir, set_name)
+        files = os.listdir(set_dir)
+        inputs = [read_tensor(os.path.join(set_dir, n))[0] for n in _numbered(files, "input_")]
+        outs = [read_tensor(os.path.join(set_dir, n)) for n in _numbered(files, "output_")]
+        sets.append(DataSet(set_name, inputs, [a for a, _ in outs], [t for _, t in outs]))
+    return sets

@@ -1,0 +1,138 @@
+"""The baseline gate: a committed list of known non-passing cases decides the exit code.
+
+The file (deqp-runner style) has one line per case, `case_name,status,reason`; `#` starts a
+comment line. `status` is one of the status words; `skip` entries are not run at all (a case
+known to hang or to take the machine down). The reason is free text and may hold commas.
+
+Exit codes of run-conformance:
+    0  nothing regressed: every case has its expected status, or (no entry) passed, was
+       unsupported or skipped; with --allow-fixes also when an expected failure now passes
+    1  regressions: a status differs from the entry (an unexpected pass counts unless
+       --allow-fixes); without an expectations file, any fail, error, crash or timeout
+    2  usage or setup error (unknown backend, bad option, unreadable corpus or expectations
+       file), or the run was interrupted before it finished
+    3  nothing ran: no case was selected, or every case was skipped or unsupported
+Entries naming cases that are not in the corpus are reported as stale; they do not fail the run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harness.results import STATUSES
+
+OK, REGRESSED, SETUP_ERROR, NOTHING_RAN = 0, 1, 2, 3
+BAD = frozenset({"fail", "error", "crash", "timeout"})
+# Statuses a case may have without an entry: the backend passed, or said plainly it cannot.
+ACCEPTED = frozenset({"pass", "unsupported", "skip"})
+HEADER = "# case,status,reason  (written by run-conformance --update-expectations; see harness/expectations.py)"
+
+
+class ExpectationsError(Exception):
+    """The expectations file cannot be read; the message names the file and line."""
+
+
+@dataclass(frozen=True)
+class Expectation:
+    case: str
+    status: str
+    reason: str = ""
+
+
+def load(path: Path) -> dict[str, Expectation]:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise ExpectationsError(f"cannot read expectations {path}: {e.strerror or e}") from e
+    entries: dict[str, Expectation] = {}
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        parts = [p.strip() for p in line.split(",", 2)]
+        if len(parts) < 2 or not parts[0]:
+            raise ExpectationsError(f"{path}:{number}: expected 'case_name,status,reason', got {line!r}")
+        case, status = parts[0], parts[1]
+        if status not in STATUSES:
+            raise ExpectationsError(
+                f"{path}:{number}: status {status!r} is not one of {', '.join(STATUSES)}")
+        if case in entries:
+            raise ExpectationsError(f"{path}:{number}: {case} is listed twice")
+        entries[case] = Expectation(case, status, parts[2] if len(parts) > 2 else "")
+    return entries
+
+
+def dump(entries: dict[str, Expectation]) -> str:
+    """Sorted by case and free of run-to-run noise, so a re-baseline diff shows only real changes."""
+    lines = [HEADER]
+    for case in sorted(entries):
+        e = entries[case]
+        reason = " ".join(e.reason.split())
+        lines.append(f"{e.case},{e.status},{reason}" if reason else f"{e.case},{e.status}")
+    return "\n".join(lines) + "\n"
+
+
+def updated(results: list[dict], previous: dict[str, Expectation],
+            corpus: set[str] | None) -> dict[str, Expectation]:
+    """Entries for this run's non-passing cases; entries of cases this run did not select stay
+    (a `-k` run re-baselines only what it ran), entries of cases gone from the corpus go."""
+    ran = {r["case"] for r in results}
+    entries = {c: e for c, e in previous.items()
+               if c not in ran and (corpus is None or c in corpus)}
+    for r in results:
+        if r["status"] != "pass":
+            entries[r["case"]] = Expectation(r["case"], r["status"], r.get("detail") or "")
+    return entries
+
+
+@dataclass
+class Verdict:
+    exit_code: int
+    ran: int = 0
+    regressions: list[str] = field(default_factory=list)
+    fixes: list[str] = field(default_factory=list)
+    stale: list[str] = field(default_factory=list)
+    note: str | None = None
+
+    def lines(self) -> list[str]:
+        out = [f"REGRESSION {line}" for line in self.regressions]
+        out += [f"FIXED {line}" for line in self.fixes]
+        out += [f"STALE {line}" for line in self.stale]
+        if self.note:
+            out.append(self.note)
+        return out
+
+
+def evaluate(results: list[dict], expectations: dict[str, Expectation] | None,
+             corpus: set[str] | None = None, allow_fixes: bool = False) -> Verdict:
+    """Compare each result with its entry (or with 'pass' when there is none) and pick the exit code."""
+    verdict = Verdict(OK, ran=len(results))
+    for r in sorted(results, key=lambda r: r["case"]):
+        case, got, detail = r["case"], r["status"], r.get("detail")
+        why = f" ({detail})" if detail else ""
+        entry = expectations.get(case) if expectations is not None else None
+        if entry is None:
+            if got not in ACCEPTED:
+                verdict.regressions.append(f"{case}: got {got}, expected pass{why}")
+        elif got == entry.status:
+            continue
+        elif got == "pass":
+            verdict.fixes.append(f"{case}: passed, expected {entry.status}"
+                                 + (f" ({entry.reason})" if entry.reason else "")
+                                 + "; remove the entry or run with --update-expectations")
+        else:
+            verdict.regressions.append(f"{case}: got {got}, expected {entry.status}{why}")
+    if expectations is not None and corpus is not None:
+        verdict.stale = [f"{c}: listed as {e.status} but no such case in the corpus"
+                         for c, e in sorted(expectations.items()) if c not in corpus]
+
+    if not results:
+        verdict.exit_code, verdict.note = NOTHING_RAN, "NOTHING RAN: no case was selected"
+    elif all(r["status"] in ("skip", "unsupported") for r in results):
+        verdict.exit_code = NOTHING_RAN
+        verdict.note = f"NOTHING RAN: all {len(results)} case(s) were skipped or unsupported"
+    elif verdict.regressions or (verdict.fixes and not allow_fixes):
+        verdict.exit_code = REGRESSED
+    return verdict

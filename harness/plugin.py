@@ -1,0 +1,358 @@
+"""pytest plugin: every case directory is a test item; each result is recorded as it finishes."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+
+import harness
+from harness import expectations as baseline
+from harness.corpus import Case, CorpusError, find_cases, index_sha256
+from harness.executor import BackendUnavailable, Executor, one_line
+from harness.expectations import ExpectationsError
+from harness.results import (RESULTS, RUN, ResultsLog, counts, new_result, now, plain,
+                             platform_info, read_json, report_dir_for, write_json)
+
+PLUGIN_NAME = "conformance"
+# The user_property that carries a result from an xdist worker to the controller; it also lands
+# in junit.xml, as one compact JSON value per test case.
+PROPERTY = "conformance"
+# What the controller cannot rebuild from its own copy of the corpus, so the only fields carried.
+CARRIED = ("status", "stage", "detail", "max_abs_err", "max_rel_err", "max_ulp", "mismatches",
+           "first_bad_index", "seconds")
+VERDICT = pytest.StashKey["baseline.Verdict | None"]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    # Prefixed so the plugin never collides with another plugin's --timeout or --backend.
+    group = parser.getgroup("conformance", "ONNX backend conformance (see run-conformance --help)")
+    group.addoption("--conformance-cases", metavar="DIR",
+                    help="corpus directory; any folder below it holding model.onnx is a case")
+    group.addoption("--conformance-backend", default="onnxruntime", metavar="NAME")
+    group.addoption("--conformance-backend-option", action="append", default=[],
+                    metavar="KEY=VALUE")
+    group.addoption("--conformance-report-dir", metavar="DIR")
+    group.addoption("--conformance-timeout", type=float, default=60.0, metavar="SECONDS")
+    group.addoption("--conformance-expectations", metavar="FILE")
+    group.addoption("--conformance-update-expectations", action="store_true")
+    group.addoption("--conformance-allow-fixes", action="store_true")
+    group.addoption("--conformance-resume", action="store_true")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("conformance_cases"):
+        config.pluginmanager.register(Conformance(config), PLUGIN_NAME)
+
+
+def parse_backend_options(pairs: list[str]) -> dict[str, str]:
+    options = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise pytest.UsageError(f"--backend-option wants KEY=VALUE, got {pair!r}")
+        options[key] = value
+    return options
+
+
+class CaseFailed(Exception):
+    def __init__(self, result: dict):
+        super().__init__(result.get("detail"))
+        self.result = result
+
+
+class Conformance:
+    """Session state: the corpus, this process's executor, and (controller only) the results log."""
+
+    def __init__(self, config: pytest.Config):
+        self.config = config
+        opt = config.getoption
+        self.root = Path(opt("conformance_cases")).resolve()
+        self.backend = opt("conformance_backend")
+        self.options = parse_backend_options(opt("conformance_backend_option"))
+        self.timeout = opt("conformance_timeout")
+        if not self.timeout > 0:
+            raise pytest.UsageError(f"--timeout must be positive, got {self.timeout:g}")
+        report_dir = opt("conformance_report_dir")
+        self.report_dir = Path(report_dir) if report_dir else report_dir_for(self.backend)
+        self.expectations_path = opt("conformance_expectations")
+        if opt("conformance_update_expectations") and not self.expectations_path:
+            raise pytest.UsageError("--update-expectations needs --expectations FILE")
+        # Under xdist only the controller records (as pytest's stepwise.py does).
+        self.is_worker = hasattr(config, "workerinput")
+        self.cases: dict[str, Case] = {}
+        self.expectations: dict[str, baseline.Expectation] | None = None
+        self.executor: Executor | None = None
+        self.log: ResultsLog | None = None
+        self.run_info: dict = {}
+        self.done: set[str] = set()  # cases an earlier, interrupted run already recorded
+        self.recorded: set[str] = set()
+        self.results: list[dict] = []
+        self.verdict: baseline.Verdict | None = None
+        self.warnings: list[str] = []
+
+    # -- session ---------------------------------------------------------------------------
+
+    @pytest.hookimpl(tryfirst=True)  # before xdist starts workers, so a bad backend stops early
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        try:
+            self.cases = {c.name: c for c in find_cases(self.root)}
+        except CorpusError as e:
+            raise pytest.UsageError(str(e)) from None
+        if self.expectations_path:
+            path = Path(self.expectations_path)
+            update = self.config.getoption("conformance_update_expectations")
+            try:
+                self.expectations = {} if update and not path.exists() else baseline.load(path)
+            except ExpectationsError as e:
+                raise pytest.UsageError(str(e)) from None
+        if self.is_worker:
+            self.done = set(self.config.workerinput.get("conformance_done", ()))
+            return
+        if self.config.getoption("collectonly"):
+            return  # listing cases runs nothing, so it must not start a fresh results file
+
+        self.executor = Executor(self.backend, self.options, self.timeout)
+        try:
+            info = self.executor.start()
+        except BackendUnavailable as e:
+            self.executor.close()
+            self.executor = None
+            raise pytest.UsageError(str(e)) from None
+        resume = self.config.getoption("conformance_resume")
+        self.report_dir.mkdir(parents=True, exist_ok=True)
+        index_hash = index_sha256(self.root)
+        previous = read_json(self.report_dir / RUN) if resume else None
+        if previous:
+            self._check_resumable(previous, index_hash)
+        self.log = ResultsLog(self.report_dir / RESULTS, resume=resume)
+        self.done = {r["case"] for r in self.log.prior}
+        if self.config.pluginmanager.hasplugin("dsession"):
+            # xdist workers run the cases with executors of their own; this one only proved
+            # that the backend loads.
+            self.executor.close()
+            self.executor = None
+        started = now()
+        self.run_info = {
+            "backend": {"requested": self.backend, "name": info["name"],
+                        "version": info["version"], "options": self.options},
+            "harness_version": harness.__version__,
+            "corpus": {"path": str(self.root), "index_sha256": index_hash,
+                       "cases": len(self.cases)},
+            "platform": platform_info(),
+            "python": sys.version.split()[0],
+            "started": (previous or {}).get("started", started),
+            "resumed": [*(previous or {}).get("resumed", []), started] if previous else [],
+            "finished": None,
+            "complete": False,
+            "timeout_seconds": self.timeout,
+            "expectations": self.expectations_path,
+            "counts": counts(self.log.prior),
+            "exit_code": None,
+            "argv": list(self.config.invocation_params.args),
+        }
+        write_json(self.report_dir / RUN, self.run_info)
+
+    def _check_resumable(self, previous: dict, index_hash: str | None) -> None:
+        was = previous.get("backend", {}).get("requested")
+        if was != self.backend:
+            raise pytest.UsageError(
+                f"cannot --resume: {self.report_dir} holds a run of backend {was!r}, not {self.backend!r}")
+        old_hash = previous.get("corpus", {}).get("index_sha256")
+        if old_hash != index_hash:
+            raise pytest.UsageError(
+                f"cannot --resume: the corpus index changed since the run in {self.report_dir} "
+                f"({old_hash} != {index_hash}); start a fresh run")
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node) -> None:
+        # Workers must collect the same items, so they are told, not left to read a file the
+        # controller is appending to, which cases an interrupted run already finished.
+        node.workerinput["conformance_done"] = sorted(self.done)
+
+    def pytest_report_header(self, config: pytest.Config) -> list[str]:
+        backend = self.run_info.get("backend", {})
+        return [
+            f"conformance: backend {backend.get('name')} {backend.get('version')}, "
+            f"harness {harness.__version__}, timeout {self.timeout:g} s",
+            f"conformance: {len(self.cases)} cases in {self.root}"
+            + (f", {len(self.done)} already recorded (--resume)" if self.done else ""),
+            f"conformance: results -> {self.report_dir / RESULTS}",
+        ]
+
+    # -- collection ------------------------------------------------------------------------
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collect_directory(self, path: Path, parent: pytest.Collector):
+        if path == self.root:
+            return Corpus.from_parent(parent, path=path)
+        return None
+
+    def pytest_collection_modifyitems(self, config: pytest.Config, items: list) -> None:
+        if not self.done:
+            return
+        keep, drop = [], []
+        for item in items:
+            (drop if isinstance(item, CaseItem) and item.name in self.done else keep).append(item)
+        if drop:
+            config.hook.pytest_deselected(items=drop)
+            items[:] = keep
+
+    # -- running ---------------------------------------------------------------------------
+
+    def execute(self, case: Case) -> dict:
+        entry = (self.expectations or {}).get(case.name)
+        if entry is not None and entry.status == "skip":
+            return new_result(case, status="skip", seconds=0.0,
+                              detail=entry.reason or "listed as skip in the expectations")
+        if self.executor is None:
+            self.executor = Executor(self.backend, self.options, self.timeout)
+        result = self.executor.run(case)
+        return {k: plain(v) for k, v in result.items()}
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if self.log is None or report.nodeid in self.recorded:
+            return
+        name = report.nodeid.rsplit("::", 1)[-1]
+        carried = next((v for k, v in report.user_properties if k == PROPERTY), None)
+        if carried is not None and report.when == "call":
+            result = new_result(self.cases.get(name, {"name": name}), **json.loads(carried))
+        elif report.failed and report.when != "teardown":
+            # No result came back: the item broke outside the executor (an xdist worker died,
+            # a harness bug in setup). Record it all the same, so no case silently vanishes.
+            lines = [ln for ln in (report.longreprtext or "").splitlines() if ln.strip()]
+            status = "crash" if report.when == "???" else "error"
+            result = new_result(self.cases.get(name, {"name": name}), status=status,
+                                stage=None, detail=one_line(lines[-1] if lines else "no detail"),
+                                seconds=report.duration)
+        else:
+            return
+        self.recorded.add(report.nodeid)
+        self.log.append(result)
+
+    # -- the end ---------------------------------------------------------------------------
+
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if self.executor is not None:
+            self.executor.close()
+            self.executor = None
+        if self.log is None:
+            return
+        self.results = self.log.all()
+        self.log.close()
+        finished = exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED,
+                                  pytest.ExitCode.NO_TESTS_COLLECTED)
+        if finished:
+            if self.config.getoption("conformance_update_expectations"):
+                entries = baseline.updated(self.results, self.expectations or {}, set(self.cases))
+                Path(self.expectations_path).write_text(baseline.dump(entries), encoding="utf-8")
+                self.expectations = entries
+                self.warnings.append(
+                    f"expectations: wrote {len(entries)} entries to {self.expectations_path}")
+            self.verdict = baseline.evaluate(
+                self.results, self.expectations, set(self.cases),
+                allow_fixes=self.config.getoption("conformance_allow_fixes"))
+            session.exitstatus = self.verdict.exit_code
+        self.config.stash[VERDICT] = self.verdict
+        self.run_info.update(finished=now(), complete=finished, counts=counts(self.results),
+                             exit_code=self.verdict.exit_code if self.verdict else None)
+        write_json(self.report_dir / RUN, self.run_info)
+        try:
+            from harness.reports import write_matrices
+
+            write_matrices(self.results, self.run_info, self.report_dir)
+        except Exception as e:  # the results are safe on disk; say loudly the matrices are not
+            self.warnings.append(f"reports: could not write the matrices: {type(e).__name__}: {e}")
+
+    def pytest_terminal_summary(self, terminalreporter) -> None:
+        if self.log is None:
+            return
+        tr = terminalreporter
+        tr.section("conformance")
+        try:
+            from harness.reports import terminal_summary
+
+            for line in terminal_summary(self.results):
+                tr.write_line(line)
+        except Exception as e:
+            tr.write_line(f"reports: no terminal summary: {type(e).__name__}: {e}", yellow=True)
+        for line in self.warnings:
+            tr.write_line(line, yellow=True)
+        if self.verdict is not None:
+            for line in self.verdict.lines():
+                tr.write_line(line, red=not line.startswith("STALE"),
+                              yellow=line.startswith("STALE"))
+            word = "OK" if self.verdict.exit_code == baseline.OK else "FAILED"
+            tr.write_line(f"conformance gate: {word} (exit code {self.verdict.exit_code}); "
+                          f"results in {self.report_dir}", bold=True)
+        else:
+            tr.write_line(f"conformance: run did not finish; resume with --resume "
+                          f"(results so far in {self.report_dir / RESULTS})", red=True)
+
+    def reproduce(self, case: Case) -> str:
+        words = ["run-conformance", "--backend", self.backend, "--cases", str(self.root)]
+        for key, value in self.options.items():
+            words += ["--backend-option", f"{key}={value}"]
+        words += ["-k", case.name]
+        return " ".join(shlex.quote(w) for w in words)
+
+
+class Corpus(pytest.Directory):
+    """The --cases directory: yields one collector per operator, so progress reads per operator."""
+
+    def collect(self):
+        state = self.config.pluginmanager.get_plugin(PLUGIN_NAME)
+        groups: dict[str, list[Case]] = {}
+        for case in state.cases.values():
+            op = case.op or "unknown"
+            groups.setdefault(f"{case.domain}.{op}" if case.domain else op, []).append(case)
+        for op in sorted(groups):
+            group = OpGroup.from_parent(self, name=op, nodeid=op)
+            group.cases = groups[op]
+            yield group
+
+
+class OpGroup(pytest.Collector):
+    cases: list[Case]
+
+    def collect(self):
+        for case in self.cases:
+            item = CaseItem.from_parent(self, name=case.name, nodeid=f"{self.name}::{case.name}",
+                                        path=Path(case.path))
+            item.case = case
+            # `-k bfloat16` or `-k opset13` selects by fact even where the case name omits it.
+            item.extra_keyword_matches.update(
+                str(v) for v in (case.dtype, case.opset and f"opset{case.opset}", case.kind) if v)
+            yield item
+
+
+class CaseItem(pytest.Item):
+    case: Case
+
+    def runtest(self) -> None:
+        state = self.config.pluginmanager.get_plugin(PLUGIN_NAME)
+        result = state.execute(self.case)
+        carried = {k: result[k] for k in CARRIED if result.get(k) is not None}
+        self.user_properties.append((PROPERTY, json.dumps(carried, separators=(",", ":"))))
+        status = result["status"]
+        if status == "pass":
+            return
+        if status in ("unsupported", "skip"):
+            pytest.skip(f"{status}: {result.get('detail') or ''}")
+        raise CaseFailed(result)
+
+    def repr_failure(self, excinfo, style=None):
+        if not isinstance(excinfo.value, CaseFailed):
+            return super().repr_failure(excinfo, style)
+        r, c = excinfo.value.result, self.case
+        version = c.since_version or c.opset
+        where = " ".join(str(x) for x in (f"{c.op}-{version}" if version else c.op, c.dtype,
+                                          c.example) if x)
+        state = self.config.pluginmanager.get_plugin(PLUGIN_NAME)
+        return f"{where}: {r['status']}: {r.get('detail')}\nreproduce: {state.reproduce(c)}"
+
+    def reportinfo(self):
+        return self.path, None, self.name

@@ -1,0 +1,149 @@
+"""results.jsonl (one line per finished case) and run.json (what ran, and whether it finished)."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import platform
+import re
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+STATUSES = ("pass", "fail", "unsupported", "error", "crash", "timeout", "skip")
+FIELDS = (
+    "case", "op", "domain", "opset", "since_version", "dtype", "example", "kind",
+    "status", "stage", "detail",
+    "max_abs_err", "max_rel_err", "max_ulp", "mismatches", "first_bad_index",
+    "seconds",
+)
+RESULTS = "results.jsonl"
+RUN = "run.json"
+
+
+def new_result(case, **fields) -> dict:
+    """A result with every field present, the case's facts filled in from a corpus.Case (or dict)."""
+    facts = case if isinstance(case, dict) else case.__dict__
+    result = dict.fromkeys(FIELDS)
+    result.update(
+        case=facts["name"], op=facts.get("op"), domain=facts.get("domain", ""),
+        opset=facts.get("opset"), since_version=facts.get("since_version"),
+        dtype=facts.get("dtype"), example=facts.get("example"), kind=facts.get("kind"),
+    )
+    result.update(fields)
+    return result
+
+
+def plain(value):
+    """JSON-safe: numpy scalars become Python numbers; inf and nan become the strings 'inf', 'nan'
+    because strict JSON (jq, browsers) has no literal for them."""
+    if hasattr(value, "item") and not isinstance(value, (list, tuple, dict)):
+        try:
+            value = value.item()
+        except (TypeError, ValueError):
+            value = value.tolist()
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    return value
+
+
+def read_results(path: Path) -> tuple[list[dict], int]:
+    """The results recorded so far and the byte length of that valid prefix.
+
+    A run killed mid-write leaves a torn last line; it and anything after it do not count, so a
+    resumed run re-runs that case rather than trusting half a record.
+    """
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        return [], 0
+    results, good = [], 0
+    for line in data.splitlines(keepends=True):
+        if not line.endswith(b"\n"):
+            break
+        try:
+            record = json.loads(line)
+        except ValueError:
+            break
+        if not isinstance(record, dict) or "case" not in record:
+            break
+        results.append(record)
+        good += len(line)
+    return results, good
+
+
+class ResultsLog:
+    """Appends one flushed line per case; only the pytest controller ever opens one."""
+
+    def __init__(self, path: Path, resume: bool):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.prior: list[dict] = []
+        if resume:
+            self.prior, good = read_results(self.path)
+            if self.path.exists():
+                os.truncate(self.path, good)
+        self._file = open(self.path, "a" if resume else "w", encoding="utf-8")
+        self.written: list[dict] = []
+
+    def append(self, result: dict) -> None:
+        record = {k: plain(result.get(k)) for k in FIELDS}
+        self._file.write(json.dumps(record, ensure_ascii=False) + "\n")
+        self._file.flush()
+        self.written.append(record)
+
+    def all(self) -> list[dict]:
+        """Prior (resumed) results then this run's, one per case, the later record winning."""
+        merged = {r["case"]: r for r in [*self.prior, *self.written]}
+        return list(merged.values())
+
+    def close(self) -> None:
+        self._file.close()
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def counts(results: list[dict]) -> dict[str, int]:
+    tally = dict.fromkeys(STATUSES, 0)
+    for r in results:
+        tally[r["status"]] = tally.get(r["status"], 0) + 1
+    return tally
+
+
+def platform_info() -> dict:
+    return {
+        "system": platform.system(),
+        "release": platform.release(),
+        "machine": platform.machine(),
+        "processor": platform.processor() or None,
+        "python": sys.version.split()[0],
+        "python_implementation": platform.python_implementation(),
+    }
+
+
+def write_json(path: Path, data: dict) -> None:
+    """Replace atomically, so a reader never sees half a run.json."""
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(plain(data), indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def read_json(path: Path) -> dict | None:
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except (FileNotFoundError, ValueError):
+        return None
+
+
+def report_dir_for(backend: str) -> Path:
+    """reports/<backend>, the name made safe for a path ('mypkg.mod:Cls' -> 'mypkg.mod_Cls')."""
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", backend).strip("._") or "backend"
+    return Path("reports") / safe

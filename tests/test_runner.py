@@ -1,0 +1,276 @@
+"""run-conformance end to end: real subprocesses, real executor children, toy backends that misbehave."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO, TOY, build_corpus, read_jsonl, run_cli
+
+BEHAVIOURS = {
+    # case name: (toy behaviour, expected status, expected stage)
+    "test_add_ok": ("correct", "pass", None),
+    "test_add_wrong_values": ("wrong_values", "fail", "compare"),
+    "test_add_wrong_shape": ("wrong_shape", "fail", "compare"),
+    "test_add_notimpl": ("notimpl", "unsupported", "load"),
+    "test_add_load_error": ("load_error", "error", "load"),
+    "test_add_run_error": ("error", "error", "run"),
+    "test_add_abort": ("abort", "crash", "run"),
+    "test_add_segv": ("segv", "crash", "run"),
+    "test_add_hang": ("hang", "timeout", "run"),
+    "test_add_zz_after_hang": ("correct", "pass", None),
+}
+EXPECT_ERROR = {
+    "test_add_invalid_clean_run": ("error", "pass", "run"),
+    "test_add_invalid_clean_load": ("load_error", "pass", "load"),
+    "test_add_invalid_silent": ("correct", "fail", "run"),
+    "test_add_invalid_abort": ("abort", "crash", "run"),
+}
+
+
+def options(mapping: dict) -> list[str]:
+    out = []
+    for case, behaviour in mapping.items():
+        out += ["--backend-option", f"{case}={behaviour}"]
+    return out
+
+
+@pytest.fixture(scope="module")
+def mixed_run(tmp_path_factory):
+    """One run over every misbehaviour at once; the tests below read what it left behind."""
+    root = tmp_path_factory.mktemp("mixed")
+    cases = build_corpus(root / "cases", adds=BEHAVIOURS, reduce_sums=["test_reduce_sum_ok"],
+                         errors=EXPECT_ERROR, index=True)
+    behaviours = {c: b for c, (b, _, _) in {**BEHAVIOURS, **EXPECT_ERROR}.items()}
+    proc = run_cli("--backend", TOY, "--cases", str(cases), "--report-dir", str(root / "report"),
+                   "--timeout", "1.5", *options(behaviours), "-rs", cwd=root)
+    results = {r["case"]: r for r in read_jsonl(root / "report" / "results.jsonl")}
+    return proc, results, root / "report"
+
+
+def test_every_status_is_recorded_once_and_the_run_goes_on(mixed_run):
+    proc, results, report = mixed_run
+    lines = (report / "results.jsonl").read_text().splitlines()
+    assert len(lines) == len(results) == len(BEHAVIOURS) + len(EXPECT_ERROR) + 1, proc.stdout
+    for case, (_, status, stage) in {**BEHAVIOURS, **EXPECT_ERROR}.items():
+        got = results[case]
+        assert (got["status"], got["stage"]) == (status, stage), f"{case}: {got}"
+    assert results["test_reduce_sum_ok"]["status"] == "pass"
+    # Without an expectations file any fail, error, crash or timeout fails the run.
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+
+
+def test_details_say_what_went_wrong(mixed_run):
+    _, results, _ = mixed_run
+    assert "differ" in results["test_add_wrong_values"]["detail"]
+    assert results["test_add_wrong_values"]["max_abs_err"] == pytest.approx(1.0)
+    assert results["test_add_wrong_values"]["mismatches"] == 6
+    assert "shape" in results["test_add_wrong_shape"]["detail"]
+    assert "SIGABRT" in results["test_add_abort"]["detail"]
+    assert "SIGSEGV" in results["test_add_segv"]["detail"]
+    assert "1.5 s" in results["test_add_hang"]["detail"]
+    assert results["test_add_notimpl"]["detail"] == "NotImplementedError: toy has no kernel for this operator"
+    # Details are one line even when the backend's message is not.
+    assert "\n" not in results["test_add_load_error"]["detail"]
+    assert results["test_add_invalid_clean_run"]["detail"] == "RuntimeError: toy kernel failed"
+    assert results["test_add_invalid_silent"]["detail"] == "expected an error, got outputs"
+    ok = results["test_add_ok"]
+    assert (ok["op"], ok["opset"], ok["since_version"], ok["dtype"], ok["example"], ok["kind"]) == \
+        ("Add", 14, 14, "float", "two_matrices", "expect-output")
+    assert ok["seconds"] > 0
+
+
+def test_run_json_is_complete_and_counts_statuses(mixed_run):
+    _, results, report = mixed_run
+    run = json.loads((report / "run.json").read_text())
+    assert run["complete"] is True and run["finished"]
+    assert run["backend"]["name"] == "toy" and run["backend"]["version"] == "0.1"
+    assert run["corpus"]["index_sha256"] and len(run["corpus"]["index_sha256"]) == 64
+    assert run["counts"]["crash"] == 3 and run["counts"]["timeout"] == 1
+    assert sum(run["counts"].values()) == len(results)
+    assert run["exit_code"] == 1 and run["harness_version"]
+
+
+def test_pytest_outcomes_and_junit(mixed_run):
+    proc, _, report = mixed_run
+    # unsupported is a pytest skip whose reason starts with the status word
+    assert "unsupported: NotImplementedError: toy has no kernel" in proc.stdout
+    # failures are one line plus the command that reproduces them, not a traceback
+    assert "Add-14 float two_matrices: crash: executor died with SIGABRT" in proc.stdout
+    assert "reproduce: run-conformance --backend" in proc.stdout
+    assert "Traceback" not in proc.stdout
+    suite = ET.parse(report / "junit.xml").getroot().find("testsuite")
+    by_name = {tc.get("name"): tc for tc in suite.iter("testcase")}
+    assert by_name["test_add_abort"].find("failure") is not None
+    assert by_name["test_add_abort"].get("classname") == "Add"
+    skipped = by_name["test_add_notimpl"].find("skipped")
+    assert skipped is not None and skipped.get("message").startswith("unsupported:")
+    assert by_name["test_add_ok"].find("failure") is None
+
+
+def test_k_selects_cases_by_name(corpus, tmp_path):
+    proc = run_cli("--backend", TOY, "--cases", str(corpus), "--report-dir", "r", "-k", "reduce",
+                   cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert [r["case"] for r in read_jsonl(tmp_path / "r" / "results.jsonl")] == \
+        ["test_reduce_sum_keepdims"]
+
+
+def test_two_workers_and_only_the_controller_writes(tmp_path):
+    names = [f"test_add_{i}" for i in range(8)]
+    cases = build_corpus(tmp_path / "cases", adds=names, index=True)
+    proc = run_cli("--backend", TOY, "--cases", str(cases), "--report-dir", "r", "-n", "2",
+                   "--backend-option", "test_add_3=abort", cwd=tmp_path)
+    assert "2 workers" in proc.stdout, proc.stdout + proc.stderr
+    lines = read_jsonl(tmp_path / "r" / "results.jsonl")
+    assert sorted(r["case"] for r in lines) == sorted(names)  # each once, none twice
+    assert {r["case"]: r["status"] for r in lines}["test_add_3"] == "crash"
+    assert proc.returncode == 1
+
+
+def test_killed_run_resumes_without_losing_or_repeating_a_case(tmp_path):
+    names = [f"test_add_{i:02d}" for i in range(14)]
+    cases = build_corpus(tmp_path / "cases", adds=names, index=True)
+    results = tmp_path / "r" / "results.jsonl"
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    run = subprocess.Popen(
+        [sys.executable, "-m", "harness.cli", "--backend", TOY, "--cases", str(cases),
+         "--report-dir", "r", "--backend-option", "delay=0.15"],
+        cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if results.exists() and len(results.read_text().splitlines()) >= 4:
+            break
+        time.sleep(0.05)
+    run.send_signal(signal.SIGKILL)
+    run.wait()
+    before = read_jsonl(results)
+    assert 4 <= len(before) < len(names)
+    assert json.loads((tmp_path / "r" / "run.json").read_text())["complete"] is False
+    with results.open("a") as f:  # as if the kill had landed in the middle of a write
+        f.write('{"case": "test_add_13", "sta')
+
+    proc = run_cli("--backend", TOY, "--cases", str(cases), "--report-dir", "r", "--resume",
+                   cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    after = read_jsonl(results)
+    assert after[:len(before)] == before  # the prefix is kept as it was
+    assert sorted(r["case"] for r in after) == names  # and nothing is lost or repeated
+    assert f"{len(before)} already recorded" in proc.stdout
+    run_json = json.loads((tmp_path / "r" / "run.json").read_text())
+    assert run_json["complete"] is True and run_json["counts"]["pass"] == len(names)
+
+
+def test_a_new_run_without_resume_starts_fresh(corpus, tmp_path):
+    for _ in range(2):
+        proc = run_cli("--backend", TOY, "--cases", str(corpus), "--report-dir", "r", cwd=tmp_path)
+    assert proc.returncode == 0
+    assert len(read_jsonl(tmp_path / "r" / "results.jsonl")) == 3
+
+
+# -- the gate ------------------------------------------------------------------------------
+
+
+def gate(corpus: Path, tmp_path: Path, expectations: str | None, *extra: str):
+    args = ["--backend", TOY, "--cases", str(corpus), "--report-dir", "r", *extra]
+    if expectations is not None:
+        (tmp_path / "expected.txt").write_text(expectations)
+        args += ["--expectations", "expected.txt"]
+    return run_cli(*args, cwd=tmp_path)
+
+
+def test_known_failure_passes_the_gate_and_a_new_one_fails_it(corpus, tmp_path):
+    known = "# known bugs\ntest_add_a,fail,adds one\n"
+    proc = gate(corpus, tmp_path, known, "--backend-option", "test_add_a=wrong_values")
+    assert proc.returncode == 0, proc.stdout
+    proc = gate(corpus, tmp_path, known, "--backend-option", "test_add_a=wrong_values",
+                "--backend-option", "test_add_b=abort")
+    assert proc.returncode == 1
+    assert "REGRESSION test_add_b: got crash, expected pass" in proc.stdout
+
+
+def test_unexpected_pass_fails_unless_fixes_are_allowed(corpus, tmp_path):
+    known = "test_add_a,fail,adds one\ntest_gone,crash,no longer in the corpus\n"
+    proc = gate(corpus, tmp_path, known)
+    assert proc.returncode == 1
+    assert "FIXED test_add_a: passed, expected fail" in proc.stdout
+    assert "STALE test_gone" in proc.stdout
+    proc = gate(corpus, tmp_path, known, "--allow-fixes")
+    assert proc.returncode == 0, proc.stdout
+    assert "STALE test_gone" in proc.stdout  # stale entries warn, they do not fail
+
+
+def test_nothing_ran_is_never_success(corpus, tmp_path):
+    assert gate(corpus, tmp_path, None, "-k", "no_such_case").returncode == 3
+    assert gate(corpus, tmp_path, None, "--backend-option", "default=notimpl").returncode == 3
+    skips = "test_add_a,skip,hangs\ntest_add_b,skip,hangs\ntest_reduce_sum_keepdims,skip,hangs\n"
+    proc = gate(corpus, tmp_path, skips)
+    assert proc.returncode == 3
+    statuses = {r["status"] for r in read_jsonl(tmp_path / "r" / "results.jsonl")}
+    assert statuses == {"skip"}
+
+
+def test_update_expectations_writes_a_deterministic_baseline(corpus, tmp_path):
+    bad = ["--backend-option", "test_add_b=abort", "--backend-option", "test_add_a=notimpl"]
+    proc = gate(corpus, tmp_path, "", "--update-expectations", *bad)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    first = (tmp_path / "expected.txt").read_text()
+    lines = [ln for ln in first.splitlines() if not ln.startswith("#")]
+    assert lines == [
+        "test_add_a,unsupported,NotImplementedError: toy has no kernel for this operator",
+        "test_add_b,crash,executor died with SIGABRT during run",
+    ]
+    proc = run_cli("--backend", TOY, "--cases", str(corpus), "--report-dir", "r",
+                   "--expectations", "expected.txt", "--update-expectations", *bad, cwd=tmp_path)
+    assert (tmp_path / "expected.txt").read_text() == first
+    proc = run_cli("--backend", TOY, "--cases", str(corpus), "--report-dir", "r",
+                   "--expectations", "expected.txt", *bad, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout
+
+
+def test_backend_problems_are_one_line_and_exit_2(corpus, tmp_path):
+    for backend, words in [("no_such_backend_anywhere", "no_such_backend_anywhere"),
+                           ("tests.toybackends.toy:BrokenToy", "libtoy.so")]:
+        proc = run_cli("--backend", backend, "--cases", str(corpus), "--report-dir", "r",
+                       cwd=tmp_path)
+        assert proc.returncode == 2, proc.stdout + proc.stderr
+        assert words in proc.stderr and "Traceback" not in proc.stderr + proc.stdout
+    assert not (tmp_path / "r" / "results.jsonl").exists()
+
+
+def test_onnx_layout_without_index_and_capabilities(tmp_path):
+    """DIR/<case>/ directly, facts read from the models; OldToy declines opset 14 up front."""
+    cases = build_corpus(tmp_path / "data", adds=["test_add"], reduce_sums=["test_reduce_sum"],
+                         nested=False)
+    proc = run_cli("--backend", "tests.toybackends.toy:OldToy", "--cases", str(cases),
+                   "--report-dir", "r", cwd=tmp_path)
+    assert proc.returncode == 3, proc.stdout  # everything unsupported: nothing ran
+    results = {r["case"]: r for r in read_jsonl(tmp_path / "r" / "results.jsonl")}
+    add = results["test_add"]
+    assert (add["op"], add["opset"], add["since_version"], add["dtype"], add["example"]) == \
+        ("Add", 14, 14, "float", "test_add")
+    assert add["status"] == "unsupported"
+    assert add["detail"] == "opset 14 above the backend's maximum 12"
+
+
+def test_backend_selected_by_entry_point(corpus, tmp_path):
+    site = tmp_path / "site"
+    dist = site / "toy_conformance-0.1.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: toy-conformance\nVersion: 0.1\n")
+    (dist / "entry_points.txt").write_text(
+        "[onnx_conformance.backends]\ntoy-ep = tests.toybackends.toy:ToyAdapter\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), str(site)]))
+    proc = subprocess.run(
+        [sys.executable, "-m", "harness.cli", "--backend", "toy-ep", "--cases", str(corpus)],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert len(read_jsonl(tmp_path / "reports" / "toy-ep" / "results.jsonl")) == 3

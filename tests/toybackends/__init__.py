@@ -1,0 +1,1 @@
+"""Purpose-built adapters that misbehave on request, to prove the runner survives each failure."""
