@@ -75,6 +75,8 @@ def pytest_args(args: argparse.Namespace, cases: Path, report_dir: Path,
         # no conftest.py above the corpus, no tests/ collected.
         "-c", os.devnull, "--rootdir", str(Path.cwd()), "--confcutdir", str(cases),
         "-p", "harness.plugin",
+        # Hypothesis' plugin costs most of a second to import and cases never use it.
+        "-p", "no:hypothesispytest",
         "-o", f"cache_dir={report_dir / '.pytest_cache'}",  # --lf remembers per report dir
         "-o", "junit_suite_name=onnx-conformance",
         f"--junitxml={report_dir / 'junit.xml'}",

@@ -174,7 +174,7 @@ class Conformance:
         node.workerinput["conformance_done"] = sorted(self.done)
 
     def pytest_report_header(self, config: pytest.Config) -> list[str]:
-        backend = self.run_info.get("backend", {})
+        backend = self.run_info.get("backend", {"name": self.backend, "version": "(not loaded)"})
         return [
             f"conformance: backend {backend.get('name')} {backend.get('version')}, "
             f"harness {harness.__version__}, timeout {self.timeout:g} s",

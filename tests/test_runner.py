@@ -274,3 +274,20 @@ def test_backend_selected_by_entry_point(corpus, tmp_path):
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert len(read_jsonl(tmp_path / "reports" / "toy-ep" / "results.jsonl")) == 3
+
+
+def test_exitfirst_then_last_failed(corpus, tmp_path):
+    """-x and --lf are pytest's own; case items make them work per case."""
+    bad = ["--backend-option", "test_add_a=wrong_values", "--backend-option", "test_add_b=abort"]
+    proc = run_cli("--backend", TOY, "--cases", str(corpus), "--report-dir", "r", "-x", *bad,
+                   cwd=tmp_path)
+    assert proc.returncode == 1
+    assert [r["case"] for r in read_jsonl(tmp_path / "r" / "results.jsonl")] == ["test_add_a"]
+    proc = run_cli("--backend", TOY, "--cases", str(corpus), "--report-dir", "r", "--lf",
+                   cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout
+    assert [r["status"] for r in read_jsonl(tmp_path / "r" / "results.jsonl")] == ["pass"]
+    listing = run_cli("--backend", TOY, "--cases", str(corpus), "--report-dir", "r",
+                      "--", "--collect-only", "-q", cwd=tmp_path)
+    assert "ReduceSum::test_reduce_sum_keepdims" in listing.stdout
+    assert listing.returncode == 0 and len(read_jsonl(tmp_path / "r" / "results.jsonl")) == 1

@@ -1,0 +1,226 @@
+"""The runner's parts one at a time: results file, baseline gate, corpus discovery, executor."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from harness import expectations as baseline
+from harness.corpus import CorpusError, find_cases
+from harness.executor import Executor, run_case
+from harness.expectations import Expectation
+from harness.results import ResultsLog, plain, read_results, report_dir_for
+from tests.conftest import TOY, build_corpus, identity_case
+from tests.toybackends.toy import ToyAdapter
+
+# -- results.jsonl -------------------------------------------------------------------------
+
+
+def test_a_torn_last_line_is_ignored_and_cut_off_on_resume(tmp_path):
+    path = tmp_path / "results.jsonl"
+    good = [{"case": "a", "status": "pass"}, {"case": "b", "status": "fail"}]
+    path.write_text("".join(json.dumps(r) + "\n" for r in good) + '{"case": "c", "sta')
+    records, size = read_results(path)
+    assert [r["case"] for r in records] == ["a", "b"]
+    log = ResultsLog(path, resume=True)
+    log.append({"case": "c", "status": "pass"})
+    log.close()
+    assert [r["case"] for r in read_results(path)[0]] == ["a", "b", "c"]
+    assert size < path.stat().st_size
+
+
+def test_without_resume_the_file_starts_empty(tmp_path):
+    path = tmp_path / "results.jsonl"
+    path.write_text('{"case": "old", "status": "pass"}\n')
+    ResultsLog(path, resume=False).close()
+    assert path.read_text() == ""
+
+
+def test_json_has_no_bare_infinity():
+    assert plain({"x": float("inf"), "y": float("nan"), "z": np.float32(1.5), "i": (np.int64(2),)}) \
+        == {"x": "inf", "y": "nan", "z": 1.5, "i": [2]}
+
+
+def test_report_dir_is_a_safe_path():
+    assert report_dir_for("onnxruntime") == Path("reports/onnxruntime")
+    assert report_dir_for("mypkg.mod:Cls") == Path("reports/mypkg.mod_Cls")
+    assert report_dir_for("../x") == Path("reports/x")
+
+
+# -- expectations --------------------------------------------------------------------------
+
+
+def write(tmp_path, text: str) -> Path:
+    path = tmp_path / "expected.txt"
+    path.write_text(text)
+    return path
+
+
+def test_expectations_parse_comments_and_commas_in_reasons(tmp_path):
+    got = baseline.load(write(tmp_path, "# header\n\ntest_a,fail,off by one, twice\ntest_b,crash\n"))
+    assert got == {"test_a": Expectation("test_a", "fail", "off by one, twice"),
+                   "test_b": Expectation("test_b", "crash", "")}
+    assert baseline.load(write(tmp_path, baseline.dump(got))) == got
+
+
+@pytest.mark.parametrize("text, words", [
+    ("test_a,broken,why\n", "expected.txt:1: status 'broken' is not one of"),
+    ("# c\ntest_a\n", "expected.txt:2: expected 'case_name,status,reason'"),
+    ("test_a,fail\ntest_a,crash\n", "expected.txt:2: test_a is listed twice"),
+])
+def test_bad_expectations_name_file_and_line(tmp_path, text, words):
+    with pytest.raises(baseline.ExpectationsError, match=words):
+        baseline.load(write(tmp_path, text))
+
+
+def r(case: str, status: str, detail: str | None = None) -> dict:
+    return {"case": case, "status": status, "detail": detail}
+
+
+def test_gate_without_a_file_fails_on_bad_statuses_only():
+    assert baseline.evaluate([r("a", "pass"), r("b", "unsupported"), r("c", "skip")], None).exit_code == 0
+    for bad in ("fail", "error", "crash", "timeout"):
+        verdict = baseline.evaluate([r("a", "pass"), r("b", bad, "why")], None)
+        assert verdict.exit_code == 1 and verdict.regressions == [f"b: got {bad}, expected pass (why)"]
+
+
+def test_gate_with_a_file():
+    entries = {"a": Expectation("a", "fail", "known"), "b": Expectation("b", "crash", ""),
+               "gone": Expectation("gone", "fail", "")}
+    corpus = {"a", "b", "c"}
+    same = baseline.evaluate([r("a", "fail"), r("b", "crash"), r("c", "pass")], entries, corpus)
+    assert same.exit_code == 0 and same.stale == ["gone: listed as fail but no such case in the corpus"]
+    changed = baseline.evaluate([r("a", "fail"), r("b", "fail")], entries, corpus)
+    assert changed.exit_code == 1 and changed.regressions == ["b: got fail, expected crash"]
+    fixed = baseline.evaluate([r("a", "pass"), r("b", "crash")], entries, corpus)
+    assert fixed.exit_code == 1 and fixed.fixes and not fixed.regressions
+    assert baseline.evaluate([r("a", "pass"), r("b", "crash")], entries, corpus,
+                             allow_fixes=True).exit_code == 0
+
+
+def test_gate_nothing_ran():
+    assert baseline.evaluate([], None).exit_code == 3
+    assert baseline.evaluate([r("a", "skip"), r("b", "unsupported")], None).exit_code == 3
+
+
+def test_update_keeps_unrun_entries_and_drops_stale_ones():
+    previous = {"a": Expectation("a", "fail", "old"), "b": Expectation("b", "crash", "x"),
+                "gone": Expectation("gone", "fail", "")}
+    new = baseline.updated([r("a", "pass"), r("c", "timeout", "slow")], previous, {"a", "b", "c"})
+    assert new == {"b": Expectation("b", "crash", "x"), "c": Expectation("c", "timeout", "slow")}
+
+
+# -- corpus --------------------------------------------------------------------------------
+
+
+def test_both_layouts_are_found(tmp_path):
+    ours = build_corpus(tmp_path / "ours", adds=["test_add"], index=True)
+    theirs = build_corpus(tmp_path / "theirs", adds=["test_add"], nested=False)
+    assert [c.name for c in find_cases(ours)] == [c.name for c in find_cases(theirs)] == ["test_add"]
+    assert find_cases(ours)[0].example == "two_matrices"  # from the index
+    assert find_cases(theirs)[0].example == "test_add"  # the fallback
+
+
+def test_index_out_of_step_with_the_directories_is_an_error(tmp_path):
+    root = build_corpus(tmp_path / "c", adds=["test_add_a", "test_add_b"], index=True)
+    shutil.rmtree(root / "node" / "test_add_b")
+    with pytest.raises(CorpusError, match="lists 1 case.*test_add_b"):
+        find_cases(root)
+
+
+def test_duplicate_case_names_are_an_error(tmp_path):
+    build_corpus(tmp_path / "c" / "one", adds=["test_add"], nested=False)
+    build_corpus(tmp_path / "c" / "two", adds=["test_add"], nested=False)
+    with pytest.raises(CorpusError, match="two cases are named test_add"):
+        find_cases(tmp_path / "c")
+
+
+def test_facts_inferred_from_models(tmp_path):
+    nodes = [helper.make_node("Relu", ["x"], ["t"]), helper.make_node("Neg", ["t"], ["y"])]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT16, [2])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT16, [2])])
+    case = tmp_path / "test_two_nodes"
+    case.mkdir()
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 9)]), case / "model.onnx")
+    seq = helper.make_graph(
+        [helper.make_node("SequenceLength", ["s"], ["n"])], "s",
+        [helper.make_tensor_sequence_value_info("s", TensorProto.FLOAT, None)],
+        [helper.make_tensor_value_info("n", TensorProto.INT64, [])])
+    (tmp_path / "test_seq").mkdir()
+    onnx.save(helper.make_model(seq, opset_imports=[helper.make_opsetid("", 11)]),
+              tmp_path / "test_seq" / "model.onnx")
+    build_corpus(tmp_path, reduce_sums=["test_reduce_sum"], nested=False)
+    cases = {c.name: c for c in find_cases(tmp_path)}
+    two = cases["test_two_nodes"]
+    assert (two.op, two.opset, two.since_version, two.dtype) == ("graph", 9, None, "float16")
+    rs = cases["test_reduce_sum"]
+    assert (rs.op, rs.opset, rs.since_version, rs.dtype, rs.kind) == \
+        ("ReduceSum", 13, 13, "float", "expect-output")
+    assert cases["test_seq"].skip and cases["test_seq"].since_version == 11
+
+
+# -- run_case and the executor -------------------------------------------------------------
+
+
+def test_every_data_set_runs(tmp_path):
+    case_dir = identity_case(tmp_path, "test_identity")
+    second = case_dir / "test_data_set_1"
+    second.mkdir()
+    x = np.arange(4, dtype=np.float32)
+    (second / "input_0.pb").write_bytes(numpy_helper.from_array(x).SerializeToString())
+    (second / "output_0.pb").write_bytes(numpy_helper.from_array(x + 1).SerializeToString())
+    case = find_cases(tmp_path)[0].as_message()
+    result = run_case(ToyAdapter(), case)
+    assert result["status"] == "fail"
+    assert result["detail"].startswith("test_data_set_1: output 0")
+
+
+def test_expect_error_without_inputs_fails_when_the_model_loads(tmp_path):
+    case_dir = identity_case(tmp_path, "test_identity")
+    shutil.rmtree(case_dir / "test_data_set_0")
+    case = {**find_cases(tmp_path)[0].as_message(), "kind": "expect-error"}
+    result = run_case(ToyAdapter(), case)
+    assert (result["status"], result["detail"]) == \
+        ("fail", "expected an error, the model loaded and there is no input to run")
+    assert run_case(ToyAdapter(), {**case, "kind": "expect-output"})["status"] == "error"
+
+
+def test_executor_restarts_after_a_crash_and_a_timeout(tmp_path):
+    build_corpus(tmp_path, adds=["test_abort", "test_hang", "test_fine"], nested=False)
+    cases = {c.name: c for c in find_cases(tmp_path)}
+    executor = Executor(TOY, {"test_abort": "abort", "test_hang": "hang"}, timeout=1.0)
+    try:
+        assert executor.start()["name"] == "toy"
+        assert executor.run(cases["test_abort"])["status"] == "crash"
+        assert executor.run(cases["test_fine"])["status"] == "pass"
+        hung = executor.run(cases["test_hang"])
+        assert (hung["status"], hung["stage"]) == ("timeout", "run")
+        assert executor.run(cases["test_fine"])["status"] == "pass"
+    finally:
+        executor.close()
+
+
+def test_per_case_overhead_is_small(tmp_path):
+    """Round trip to the executor plus reading and comparing a tiny case, with a backend that does
+    nothing. The target is well under 5 ms; the bound is loose so a busy CI machine passes."""
+    for i in range(200):
+        identity_case(tmp_path, f"test_identity_{i:03d}")
+    cases = find_cases(tmp_path)
+    executor = Executor("tests.toybackends.toy:EchoAdapter", timeout=10)
+    try:
+        executor.start()
+        executor.run(cases[0])
+        started = time.perf_counter()
+        for case in cases:
+            assert executor.run(case)["status"] == "pass"
+        per_case = (time.perf_counter() - started) / len(cases)
+    finally:
+        executor.close()
+    assert per_case < 0.005, f"{per_case * 1000:.2f} ms per case"
