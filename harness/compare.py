@@ -220,23 +220,23 @@ def _close_result(where, e, a, ok, diff, ulp, ef, finite) -> Comparison:
         return result
     flat_bad = bad.reshape(-1)
     result.first_bad_index = _index(int(np.argmax(flat_bad)), e.shape)
-    misplaced = flat_bad & ~finite.reshape(-1)
-    head = f"{where}: {count} of {e.size} values differ"
+    flat_finite = finite.reshape(-1)
+    misplaced = flat_bad & ~flat_finite
+    off = flat_bad & flat_finite
+    parts = [f"{where}: {count} of {e.size} values differ"]
     if misplaced.any():
         # A NaN or infinity in the wrong place has no error figure; show it first.
         idx = _index(int(np.argmax(misplaced)), e.shape)
-        text = f"{head}; at index {idx}: got {_show(a, idx)} expected {_show(e, idx)}"
-        if result.max_abs_err:
-            text += f"; max abs err {_fmt(result.max_abs_err)} elsewhere"
-    else:
-        flat = int(np.argmax(np.where(flat_bad, diff.reshape(-1), 0)))
+        parts.append(f"at index {idx}: got {_show(a, idx)} expected {_show(e, idx)}")
+    if off.any():
+        flat = int(np.argmax(np.where(off, diff.reshape(-1), 0)))
         idx = _index(flat, e.shape)
-        text = (
-            f"{head}; max abs err {_fmt(diff.reshape(-1)[flat])} at index {idx}: "
-            f"got {_show(a, idx)} expected {_show(e, idx)}"
+        parts.append(
+            f"max abs err {_fmt(diff.reshape(-1)[flat])} at index {idx}: got {_show(a, idx)} expected {_show(e, idx)}"
         )
-    if result.max_ulp:
-        text += f"; max ulp {result.max_ulp}"
+        if result.max_ulp:
+            parts.append(f"max ulp {result.max_ulp}")
+    text = "; ".join(parts)
     result.detail = text
     return result
 
