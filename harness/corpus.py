@@ -27,7 +27,7 @@ class CorpusError(Exception):
 
 @dataclass(frozen=True)
 class Case:
-    """One case directory and the facts the reports group by; every fact is a field, never a name."""
+    """One case directory and the facts reports group by; every fact a field, never a name."""
 
     name: str
     path: str

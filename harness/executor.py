@@ -139,7 +139,8 @@ def _ir_version(path: str) -> int | None:
     import onnx
 
     try:
-        return onnx.load_model(os.path.join(path, "model.onnx"), load_external_data=False).ir_version
+        model = onnx.load_model(os.path.join(path, "model.onnx"), load_external_data=False)
+        return model.ir_version
     except Exception:  # prepare will report the unreadable model
         return None
 
@@ -233,7 +234,8 @@ class Executor:
             why = describe_exit(proc.exitcode)
             self._drop()
             said = self._log_tail("; backend said: ")
-            raise BackendUnavailable(f"backend {self.backend!r} {why} while loading{said}") from None
+            raise BackendUnavailable(
+                f"backend {self.backend!r} {why} while loading{said}") from None
         if kind != "ready":
             proc.join(5)
             self._drop()

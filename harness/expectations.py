@@ -26,7 +26,7 @@ OK, REGRESSED, SETUP_ERROR, NOTHING_RAN = 0, 1, 2, 3
 BAD = frozenset({"fail", "error", "crash", "timeout"})
 # Statuses a case may have without an entry: the backend passed, or said plainly it cannot.
 ACCEPTED = frozenset({"pass", "unsupported", "skip"})
-HEADER = "# case,status,reason  (written by run-conformance --update-expectations; see harness/expectations.py)"
+HEADER = "# case,status,reason  (run-conformance --update-expectations; harness/expectations.py)"
 
 
 class ExpectationsError(Exception):
@@ -53,7 +53,8 @@ def load(path: Path) -> dict[str, Expectation]:
             continue
         parts = [p.strip() for p in line.split(",", 2)]
         if len(parts) < 2 or not parts[0]:
-            raise ExpectationsError(f"{path}:{number}: expected 'case_name,status,reason', got {line!r}")
+            raise ExpectationsError(
+                f"{path}:{number}: expected 'case_name,status,reason', got {line!r}")
         case, status = parts[0], parts[1]
         if status not in STATUSES:
             raise ExpectationsError(
@@ -65,7 +66,7 @@ def load(path: Path) -> dict[str, Expectation]:
 
 
 def dump(entries: dict[str, Expectation]) -> str:
-    """Sorted by case and free of run-to-run noise, so a re-baseline diff shows only real changes."""
+    """Sorted and free of run-to-run noise, so a re-baseline diff shows only real changes."""
     lines = [HEADER]
     for case in sorted(entries):
         e = entries[case]
@@ -107,7 +108,7 @@ class Verdict:
 
 def evaluate(results: list[dict], expectations: dict[str, Expectation] | None,
              corpus: set[str] | None = None, allow_fixes: bool = False) -> Verdict:
-    """Compare each result with its entry (or with 'pass' when there is none) and pick the exit code."""
+    """Compare each result with its entry (or 'pass' when there is none); pick the exit code."""
     verdict = Verdict(OK, ran=len(results))
     for r in sorted(results, key=lambda r: r["case"]):
         case, got, detail = r["case"], r["status"], r.get("detail")

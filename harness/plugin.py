@@ -115,6 +115,11 @@ class Conformance:
         if self.config.getoption("collectonly"):
             return  # listing cases runs nothing, so it must not start a fresh results file
 
+        resume = self.config.getoption("conformance_resume")
+        index_hash = index_sha256(self.root)
+        previous = read_json(self.report_dir / RUN) if resume else None
+        if previous:
+            self._check_resumable(previous, index_hash)
         self.executor = Executor(self.backend, self.options, self.timeout)
         try:
             info = self.executor.start()
@@ -122,12 +127,7 @@ class Conformance:
             self.executor.close()
             self.executor = None
             raise pytest.UsageError(str(e)) from None
-        resume = self.config.getoption("conformance_resume")
         self.report_dir.mkdir(parents=True, exist_ok=True)
-        index_hash = index_sha256(self.root)
-        previous = read_json(self.report_dir / RUN) if resume else None
-        if previous:
-            self._check_resumable(previous, index_hash)
         self.log = ResultsLog(self.report_dir / RESULTS, resume=resume)
         self.done = {r["case"] for r in self.log.prior}
         if self.config.pluginmanager.hasplugin("dsession"):
@@ -159,8 +159,8 @@ class Conformance:
     def _check_resumable(self, previous: dict, index_hash: str | None) -> None:
         was = previous.get("backend", {}).get("requested")
         if was != self.backend:
-            raise pytest.UsageError(
-                f"cannot --resume: {self.report_dir} holds a run of backend {was!r}, not {self.backend!r}")
+            raise pytest.UsageError(f"cannot --resume: {self.report_dir} holds a run of backend "
+                                    f"{was!r}, not {self.backend!r}")
         old_hash = previous.get("corpus", {}).get("index_sha256")
         if old_hash != index_hash:
             raise pytest.UsageError(

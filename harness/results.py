@@ -23,7 +23,7 @@ RUN = "run.json"
 
 
 def new_result(case, **fields) -> dict:
-    """A result with every field present, the case's facts filled in from a corpus.Case (or dict)."""
+    """A result with every field present, the facts filled in from a corpus.Case (or a dict)."""
     facts = case if isinstance(case, dict) else case.__dict__
     result = dict.fromkeys(FIELDS)
     result.update(
