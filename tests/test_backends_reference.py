@@ -70,8 +70,25 @@ def test_dtype_numpy_cannot_keep_is_unsupported(unchecked, tmp_path):
 def test_dtype_numpy_has_no_loop_for_is_unsupported(unchecked, tmp_path):
     path = _model(tmp_path, "Abs", [(TensorProto.STRING, [2])], (TensorProto.STRING, [2]), opset=13)
     exc = _failure(unchecked, path, [np.array(["a", "b"], object)])
-    assert "Issues with types" in str(exc) and isinstance(exc.__cause__, TypeError)
+    # The evaluator's "Issues with types ... (unary operator 'Abs')" is replaced by the words under it.
+    assert str(exc) == "Abs: bad operand type for abs(): 'str'"
     assert unchecked.classify(exc, "run") == "unsupported"
+
+
+def test_operator_declining_a_dtype_the_spec_allows_is_unsupported(ref, tmp_path):
+    # ReduceLogSum-13 allows int32; the evaluator refuses it in its own words.
+    path = _model(tmp_path, "ReduceLogSum", [(TensorProto.INT32, [2, 2])], (TensorProto.INT32, [1, 1]), opset=13)
+    exc = _failure(ref, path, [np.array([[1, 2], [3, 4]], np.int32)])
+    assert str(exc).startswith("ReduceLogSum_1: ReduceLogSum does not support integer input (got int32).")
+    assert ref.classify(exc, "run") == "unsupported"
+
+
+def test_evaluator_failing_on_a_valid_case_is_error(ref, tmp_path):
+    # A rank-0 input trips numpy inside the evaluator's ReduceLogSumExp: its bug, not a missing feature.
+    path = _model(tmp_path, "ReduceLogSumExp", [(TensorProto.FLOAT, [])], (TensorProto.FLOAT, []), opset=13)
+    exc = _failure(ref, path, [np.array(1.5, np.float32)])
+    assert str(exc) == "ReduceLogSumExp_1: TypeError: return arrays must be of ArrayType"
+    assert ref.classify(exc, "run") == "error"
 
 
 def test_invalid_model_is_rejected_as_error(ref, tmp_path):
@@ -92,10 +109,10 @@ def test_shape_failure_is_error(ref, tmp_path):
 
 
 def test_shapes_numpy_rejects_under_a_type_message_are_error(unchecked, tmp_path):
-    # "Issues with types ... (binary operator 'MatMul')" wraps a ValueError about shapes.
+    # The evaluator wraps numpy's ValueError about shapes in a TypeError "Issues with types".
     path = _model(tmp_path, "MatMul", [(TensorProto.FLOAT, [2, 3])] * 2, (TensorProto.FLOAT, [2, 3]), opset=13)
     exc = _failure(unchecked, path, [np.ones((2, 3), np.float32)] * 2)
-    assert "Issues with types" in str(exc)
+    assert str(exc) == "MatMul: ValueError: shapes (2,3) and (2,3) not aligned: 3 (dim 1) != 2 (dim 0)"
     assert unchecked.classify(exc, "run") == "error"
 
 

@@ -18,6 +18,18 @@ from harness.backends.base import Adapter, Capabilities, Unsupported
 _NO_VERSION = re.compile(r"No implementation for operator '[^']*' domain '[^']*' and version \d+")
 
 
+# The operator name the evaluator puts at the end of its "Issues with types" wrapper.
+_OPERATOR = re.compile(r"\(\w* ?operator '([^']+)'\)")
+# Root causes meaning "no implementation for this dtype", as numpy and the evaluator word them:
+#   "ReduceLogSum does not support integer input (got int32). ..."   (onnx's op_reduce_log_sum)
+#   "ufunc 'sqrt' not supported for the input types, ..."             (numpy, no loop)
+#   "ufunc 'add' did not contain a loop with signature matching types" (numpy)
+#   "bad operand type for abs(): 'str'"                               (Python, object arrays)
+# Other TypeErrors underneath, such as "return arrays must be of ArrayType" on a 0-d input,
+# are the evaluator failing on a valid case: error.
+_NO_TYPE = re.compile(r"does not support|not supported for the input types|did not contain a loop|bad operand type")
+
+
 class ReferenceAdapter(Adapter):
     name = "reference"
     option_help = {
@@ -53,7 +65,19 @@ class ReferenceAdapter(Adapter):
         names = evaluator.input_names
         if len(inputs) != len(names):
             raise ValueError(f"got {len(inputs)} inputs, the model declares {len(names)}")
-        outputs = evaluator.run(None, dict(zip(names, inputs)))
+        try:
+            outputs = evaluator.run(None, dict(zip(names, inputs)))
+        except TypeError as exc:
+            # "Issues with types [...] (operator 'ReduceLogSum_1')" hides the words that say what
+            # went wrong; report those, with the operator, as the failure.
+            root = _root_cause(exc)
+            if root is exc:
+                raise
+            op = _OPERATOR.search(str(exc))
+            where = f"{op.group(1)}: " if op else ""
+            if _declines_dtype(root):
+                raise Unsupported(f"{where}{root}") from exc
+            raise type(exc)(f"{where}{type(root).__name__}: {root}") from exc
         # A numpy scalar keeps its dtype through asarray; lists (sequences) and None stay as they are.
         return [np.asarray(o) if isinstance(o, np.generic) else o for o in outputs]
 
@@ -68,13 +92,18 @@ class ReferenceAdapter(Adapter):
             return "unsupported"
         if _NO_VERSION.search(str(exc)):
             return "unsupported"
-        # "Issues with types ... (unary operator 'Abs')" wraps numpy's own complaint; a TypeError
-        # underneath ("bad operand type for abs(): 'str'", "ufunc ... did not contain a loop")
-        # means numpy has no implementation for the dtype, a ValueError means wrong shapes.
-        root = _root_cause(exc)
-        if root is not exc and isinstance(exc, TypeError) and isinstance(root, TypeError):
+        if _declines_dtype(_root_cause(exc)):
             return "unsupported"
         return "error"
+
+
+def _declines_dtype(exc: BaseException) -> bool:
+    """An implementation, or numpy under it, saying it has nothing for this element type."""
+    if not isinstance(exc, TypeError):
+        return False
+    if any(cls.__name__.startswith("UFunc") or cls.__name__ == "_UFuncNoLoopError" for cls in type(exc).__mro__):
+        return True
+    return bool(_NO_TYPE.search(str(exc)))
 
 
 def _root_cause(exc: BaseException) -> BaseException:
