@@ -183,3 +183,13 @@ def test_options(tmp_path):
         registry.load("onnxruntime", {"provider": "NoSuchExecutionProvider"})
     with pytest.raises(registry.BackendNotFound, match="unknown option 'threads'"):
         registry.load("onnxruntime", {"threads": "2"})
+
+
+def test_io_binding_path_for_device_providers_keeps_bfloat16(tmp_path):
+    # Non-CPU providers fetch through IO binding to host memory; exercise that path on the CPU.
+    adapter = registry.load("onnxruntime", {})
+    adapter.cpu_only = False
+    prepared = adapter.prepare(_model(tmp_path, "Identity", [TensorProto.BFLOAT16], TensorProto.BFLOAT16))
+    values = np.array([1.5, -2.0, 3.25], ml_dtypes.bfloat16)
+    (out,) = adapter.run(prepared, [values])
+    assert out.dtype == ml_dtypes.bfloat16 and out.tolist() == values.tolist()

@@ -14,7 +14,8 @@ pytestmark = pytest.mark.filterwarnings("ignore:onnx.version is deprecated:Depre
 
 
 def test_builtins_are_found_by_module_name():
-    assert registry.builtin_names() == ["onnxruntime", "reference", "standard"]
+    names = registry.builtin_names()
+    assert {"onnxruntime", "reference", "standard"} <= set(names) and not {"base", "registry"} & set(names)
     assert registry.load("reference", {}).name == "reference"
     assert registry.load("onnxruntime", {}).name == "onnxruntime"
 
@@ -40,8 +41,7 @@ def test_dotted_standard_api_module_is_wrapped():
 @pytest.mark.parametrize(
     ("name", "options", "message"),
     [
-        ("nosuch", {}, "backend 'nosuch': no built-in adapter (onnxruntime, reference, standard), no entry point "
-                       "in group 'onnx_conformance.backends' and no importable module of that name"),
+        ("nosuch", {}, "backend 'nosuch': no built-in adapter (onnxruntime, "),
         ("os.path", {}, "backend 'os.path': os.path has no Adapter subclass and does not implement the onnx "
                         "backend API (prepare and run/run_model, or a Backend subclass)"),
         ("onnxruntime.backend:Nope", {}, "backend 'onnxruntime.backend:Nope': module onnxruntime.backend has no attribute 'Nope'"),
@@ -54,6 +54,10 @@ def test_not_found_says_why_in_one_line(name, options, message):
         registry.load(name, options)
     assert str(info.value).startswith(message)
     assert "\n" not in str(info.value)
+    if name == "nosuch":
+        assert str(info.value).endswith(
+            "), no entry point in group 'onnx_conformance.backends' and no importable module of that name"
+        )
 
 
 @pytest.fixture
