@@ -270,7 +270,7 @@ class Executor:
             self._kill()
             return new_result(message, status="timeout", stage=where, seconds=seconds,
                               detail=f"no answer within {self.timeout:g} s" +
-                                     (f" (during {where})" if where else ""))
+                                     (f", during {where}" if where else ""))
         self._proc.join(5)
         why = describe_exit(self._proc.exitcode)
         tail = self._log_tail("; backend said: ")

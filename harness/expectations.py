@@ -10,7 +10,7 @@ Exit codes of run-conformance:
     1  regressions: a status differs from the entry (an unexpected pass counts unless
        --allow-fixes); without an expectations file, any fail, error, crash or timeout
     2  usage or setup error (unknown backend, bad option, unreadable corpus or expectations
-       file), or the run was interrupted before it finished
+       file, reports that could not be written), or the run was interrupted before it finished
     3  nothing ran: no case was selected, or every case was skipped or unsupported
 Entries naming cases that are not in the corpus are reported as stale; they do not fail the run.
 """

@@ -14,6 +14,7 @@ from harness import expectations as baseline
 from harness.corpus import Case, CorpusError, find_cases, index_sha256
 from harness.executor import BackendUnavailable, Executor, one_line
 from harness.expectations import ExpectationsError
+from harness.reports import terminal_summary, write_matrices
 from harness.results import (RESULTS, RUN, ResultsLog, counts, new_result, now, plain,
                              platform_info, read_json, report_dir_for, write_json)
 
@@ -259,26 +260,26 @@ class Conformance:
         self.config.stash[VERDICT] = self.verdict
         self.run_info.update(finished=now(), complete=finished, counts=counts(self.results),
                              exit_code=self.verdict.exit_code if self.verdict else None)
-        write_json(self.report_dir / RUN, self.run_info)
+        if self.verdict is not None:
+            self.run_info["gate"] = {"regressions": self.verdict.regressions,
+                                     "fixes": self.verdict.fixes, "stale": self.verdict.stale}
         try:
-            from harness.reports import write_matrices
-
             write_matrices(self.results, self.run_info, self.report_dir)
-        except Exception as e:  # the results are safe on disk; say loudly the matrices are not
+        except Exception as e:
+            # results.jsonl is safe on disk, but a CI job must not go green without its matrices.
             self.warnings.append(f"reports: could not write the matrices: {type(e).__name__}: {e}")
+            if self.verdict is not None and self.verdict.exit_code == baseline.OK:
+                self.verdict.exit_code = session.exitstatus = baseline.SETUP_ERROR
+                self.run_info["exit_code"] = baseline.SETUP_ERROR
+        write_json(self.report_dir / RUN, self.run_info)
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
         if self.log is None:
             return
         tr = terminalreporter
         tr.section("conformance")
-        try:
-            from harness.reports import terminal_summary
-
-            for line in terminal_summary(self.results):
-                tr.write_line(line)
-        except Exception as e:
-            tr.write_line(f"reports: no terminal summary: {type(e).__name__}: {e}", yellow=True)
+        for line in terminal_summary(self.results):
+            tr.write_line(line)
         for line in self.warnings:
             tr.write_line(line, yellow=True)
         if self.verdict is not None:

@@ -97,6 +97,8 @@ def test_run_json_is_complete_and_counts_statuses(mixed_run):
     assert run["counts"]["crash"] == 3 and run["counts"]["timeout"] == 1
     assert sum(run["counts"].values()) == len(results)
     assert run["exit_code"] == 1 and run["harness_version"]
+    assert any(line.startswith("test_add_abort: got crash") for line in run["gate"]["regressions"])
+    assert (report / "matrix.json").exists() and (report / "matrix.html").exists()
 
 
 def test_pytest_outcomes_and_junit(mixed_run):
