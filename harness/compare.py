@@ -99,7 +99,8 @@ def _compare(where: str, e: Any, a: Any, tolerance: dict | None, name: str | Non
     e = np.asarray(e) if isinstance(e, np.generic) else e
     a = np.asarray(a) if isinstance(a, np.generic) else a
     if not isinstance(a, np.ndarray):
-        return Comparison("fail", f"{where} is {_kind(a)}, expected a {name or _name(e.dtype)} tensor of shape {e.shape}")
+        want = name or _name(e.dtype)
+        return Comparison("fail", f"{where} is {_kind(a)}, expected a {want} tensor of shape {e.shape}")
     if a.shape != e.shape:
         return Comparison("fail", f"{where} shape {a.shape} != expected {e.shape}")
     want = name or _name(e.dtype)
@@ -178,7 +179,8 @@ def _compare_exact(where: str, e: np.ndarray, a: np.ndarray, e_show: np.ndarray,
 
 def _compare_close(where: str, e: np.ndarray, a: np.ndarray, name: str, tolerance: dict | None) -> Comparison:
     if e.tobytes() == a.tobytes():  # the common case: bit-identical, nothing to measure
-        return Comparison("pass", max_abs_err=_zero(e), max_rel_err=0.0, max_ulp=0 if name in _ULP_INT else None, mismatches=0)
+        ulp = 0 if name in _ULP_INT else None
+        return Comparison("pass", max_abs_err=_zero(e), max_rel_err=0.0, max_ulp=ulp, mismatches=0)
     atol, rtol = TOLERANCE.get(name, (0.0, 0.0))
     if tolerance:
         atol = float(tolerance.get("atol", atol))
@@ -231,9 +233,8 @@ def _close_result(where, e, a, ok, diff, ulp, ef, finite) -> Comparison:
     if off.any():
         flat = int(np.argmax(np.where(off, diff.reshape(-1), 0)))
         idx = _index(flat, e.shape)
-        parts.append(
-            f"max abs err {_fmt(diff.reshape(-1)[flat])} at index {idx}: got {_show(a, idx)} expected {_show(e, idx)}"
-        )
+        err = _fmt(diff.reshape(-1)[flat])
+        parts.append(f"max abs err {err} at index {idx}: got {_show(a, idx)} expected {_show(e, idx)}")
         if result.max_ulp:
             parts.append(f"max ulp {result.max_ulp}")
     text = "; ".join(parts)

@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-from onnx import TensorProto
 
 from harness import dtypes
 
@@ -15,7 +14,8 @@ from harness import dtypes
 SEVERITY = ("crash", "timeout", "error", "fail", "unsupported", "skip", "pass")
 FAILING = ("crash", "timeout", "error", "fail")
 MARK = {  # Markdown has no colour; one symbol per status stands in for it
-    "crash": "💥", "timeout": "⏱️", "error": "❗", "fail": "❌", "unsupported": "➖", "skip": "⏭️", "pass": "✅",
+    "crash": "💥", "timeout": "⏱️", "error": "❗", "fail": "❌",
+    "unsupported": "➖", "skip": "⏭️", "pass": "✅",
 }
 COLOUR = {  # background, text
     "crash": ("#6a1b9a", "#ffffff"), "timeout": ("#e65100", "#ffffff"), "error": ("#c62828", "#ffffff"),
@@ -200,7 +200,8 @@ def render_markdown(matrix: dict) -> str:
     note = _incomplete_note(matrix)
     if note:
         head += [f"> **⚠️ {note}**", ""]
-    stamp = [f"{k} `{v}`" for k, v in facts.items() if k not in ("backend", "backend version", "started", "finished")]
+    in_title = ("backend", "backend version", "started", "finished")
+    stamp = [f"{k} `{v}`" for k, v in facts.items() if k not in in_title]
     head += [" · ".join(stamp), ""]
     head += ["**" + " · ".join(f"{MARK.get(s, '?')} {n} {s}" for s, n in matrix["summary"].items()) + "**", ""]
     legend = "Cells: passed/total, marked by the worst status: " + " ".join(f"{m} {s}" for s, m in MARK.items())
@@ -211,7 +212,9 @@ def render_markdown(matrix: dict) -> str:
         shown = rows if attempt == "all" else [r for r in rows if r["worst"] != "pass"]
         table = _markdown_table(matrix["columns"], shown)
         omitted = len(rows) - len(shown)
-        note_rows = [f"_{omitted} fully passing operator versions not shown; matrix.html has them all._", ""] if omitted else []
+        note_rows = []
+        if omitted:
+            note_rows = [f"_{omitted} fully passing operator versions not shown; matrix.html has them all._", ""]
         text = "\n".join([*head, legend, "", *table, "", *note_rows, *tail]) + "\n"
         if len(text) <= MARKDOWN_BUDGET:
             return text
@@ -302,26 +305,32 @@ def render_html(matrix: dict) -> str:
                    f'<span class="badge s-{s}">{s}</span>' for s in SEVERITY) + ".</p>")
 
     columns = matrix["columns"]
-    out.append('<div class="scroll"><table class="matrix"><thead><tr><th class="op">operator</th><th class="since">since</th>')
+    out.append('<div class="scroll"><table class="matrix"><thead><tr>'
+               '<th class="op">operator</th><th class="since">since</th>')
     out += [f'<th class="dt"><span>{esc(c)}</span></th>' for c in columns]
     out.append("</tr></thead><tbody>")
     for row in matrix["rows"]:
-        cells = [f'<tr><th class="op" scope="row">{esc(_op_label(row))}</th><td class="since">{esc(_since_label(row))}</td>']
+        cells = [f'<tr><th class="op" scope="row">{esc(_op_label(row))}</th>'
+                 f'<td class="since">{esc(_since_label(row))}</td>']
         for c in columns:
             cell = row["cells"].get(c)
             if not cell:
                 cells.append('<td class="empty"></td>')
                 continue
-            breakdown = ", ".join(f"{n} {s}" for s, n in sorted(cell["counts"].items(), key=lambda kv: _rank(kv[0])))
+            by_severity = sorted(cell["counts"].items(), key=lambda kv: _rank(kv[0]))
+            breakdown = ", ".join(f"{n} {s}" for s, n in by_severity)
             tip = f"{_op_label(row)}-{_since_label(row)} {c}: {breakdown}"
-            cells.append(f'<td class="s-{esc(cell["worst"])}" title="{esc(tip)}">{cell["passed"]}/{cell["total"]}</td>')
+            cells.append(
+                f'<td class="s-{esc(cell["worst"])}" title="{esc(tip)}">{cell["passed"]}/{cell["total"]}</td>'
+            )
         out.append("".join(cells) + "</tr>")
     out.append("</tbody></table></div>")
 
     failures = matrix["failures"]
     out.append(f"<h2>Failing cases ({len(failures)})</h2>")
     if failures:
-        out.append('<table class="failures"><thead><tr><th>status</th><th>stage</th><th>case</th><th>reason</th></tr></thead><tbody>')
+        out.append('<table class="failures"><thead><tr>'
+                   "<th>status</th><th>stage</th><th>case</th><th>reason</th></tr></thead><tbody>")
         for f in failures:
             out.append(
                 f'<tr><td class="s-{esc(f["status"])}">{esc(f["status"])}</td><td>{esc(f.get("stage") or "")}</td>'

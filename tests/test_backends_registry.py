@@ -41,7 +41,7 @@ def test_dotted_standard_api_module_is_wrapped():
 @pytest.mark.parametrize(
     ("name", "options", "message"),
     [
-        ("nosuch", {}, "backend 'nosuch': no built-in adapter (onnxruntime, "),
+        ("nosuch", {}, "backend 'nosuch': no built-in adapter ("),
         ("os.path", {}, "backend 'os.path': os.path has no Adapter subclass and does not implement the onnx "
                         "backend API (prepare and run/run_model, or a Backend subclass)"),
         ("onnxruntime.backend:Nope", {}, "backend 'onnxruntime.backend:Nope': module onnxruntime.backend has no attribute 'Nope'"),
@@ -55,6 +55,7 @@ def test_not_found_says_why_in_one_line(name, options, message):
     assert str(info.value).startswith(message)
     assert "\n" not in str(info.value)
     if name == "nosuch":
+        assert ", ".join(registry.builtin_names()) in str(info.value)
         assert str(info.value).endswith(
             "), no entry point in group 'onnx_conformance.backends' and no importable module of that name"
         )

@@ -35,7 +35,9 @@ _DECLINED = (
 # nobody defines, the model is wrong. Seen as
 #   "In Node, ("", NoSuchOp, "", -1) : ... Error No Op registered for NoSuchOp with domain_version of 21"
 #   "Fatal error: ai.onnx.preview:FlexAttention(-1) is not a registered function/op"
-_NO_OP = re.compile(r'In Node, \("[^"]*", (\w+), "([^"]*)".*No Op registered for \w+ with domain_version of (\d+)', re.S)
+_NO_OP = re.compile(
+    r'In Node, \("[^"]*", (\w+), "([^"]*)".*No Op registered for \w+ with domain_version of (\d+)', re.S
+)
 _NOT_REGISTERED = re.compile(r"([\w.]*):(\w+)\(-?\d+\) is not a registered function/op")
 
 _LEVELS = {
@@ -56,16 +58,19 @@ class OnnxRuntimeAdapter(Adapter):
 
     def __init__(self, options: dict[str, str] | None = None):
         super().__init__(options)
-        self.providers = [_provider_name(p) for p in self.options.get("provider", "CPUExecutionProvider").split(",") if p.strip()]
+        requested = self.options.get("provider", "CPUExecutionProvider").split(",")
+        self.providers = [_provider_name(p) for p in requested if p.strip()]
         available = ort.get_available_providers()
         missing = [p for p in self.providers if p not in available]
         if missing:
             # ORT would warn and quietly fall back to CPU, grading the wrong device.
-            raise ValueError(f"provider {missing[0]} is not available; this onnxruntime has {', '.join(available)}")
-        try:
-            self.threads = int(self.options.get("intra_op_num_threads", "1"))
-        except ValueError:
-            raise ValueError(f"intra_op_num_threads must be an integer, got {self.options['intra_op_num_threads']!r}") from None
+            raise ValueError(
+                f"provider {missing[0]} is not available; this onnxruntime has {', '.join(available)}"
+            )
+        threads = self.options.get("intra_op_num_threads", "1")
+        if not threads.isdigit():
+            raise ValueError(f"intra_op_num_threads must be a non-negative integer, got {threads!r}")
+        self.threads = int(threads)
         level = self.options.get("graph_optimization_level", "all")
         if level not in _LEVELS:
             raise ValueError(f"graph_optimization_level must be one of {', '.join(_LEVELS)}, got {level!r}")
@@ -194,7 +199,7 @@ def from_ortvalue(value: ort.OrtValue) -> np.ndarray:
         return out
     shape = tuple(value.shape())
     size = value.tensor_size_in_bytes()
-    raw = np.frombuffer(ctypes.string_at(value.data_ptr(), size), dtype=np.uint8) if size else np.zeros(0, np.uint8)
+    raw = np.frombuffer(ctypes.string_at(value.data_ptr(), size), np.uint8) if size else np.zeros(0, np.uint8)
     bits = _packed_bits(target)
     if bits >= 8:
         return raw.view(target).reshape(shape)
