@@ -75,6 +75,8 @@ def find_cases(root: Path) -> list[Case]:
         else:
             dirnames.sort()
 
+    if not found:
+        raise CorpusError(f"no cases under {root}: no folder there holds a {MODEL}")
     index = _read_index(root)
     cases = []
     if index is not None:

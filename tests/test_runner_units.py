@@ -135,6 +135,13 @@ def test_index_out_of_step_with_the_directories_is_an_error(tmp_path):
         find_cases(root)
 
 
+def test_a_folder_without_cases_is_an_error(tmp_path):
+    with pytest.raises(CorpusError, match="no cases under"):
+        find_cases(tmp_path)
+    with pytest.raises(CorpusError, match="does not exist"):
+        find_cases(tmp_path / "missing")
+
+
 def test_duplicate_case_names_are_an_error(tmp_path):
     build_corpus(tmp_path / "c" / "one", adds=["test_add"], nested=False)
     build_corpus(tmp_path / "c" / "two", adds=["test_add"], nested=False)
