@@ -9,6 +9,7 @@ import tempfile
 import time
 from typing import Any
 
+from harness.compare import compare_outputs
 from harness.corpus import EXPECT_ERROR, data_sets
 from harness.results import new_result
 
@@ -104,8 +105,6 @@ def run_case(adapter: Any, case: dict, stage=None) -> dict:
             continue
         mark(COMPARE)
         try:
-            from harness.compare import compare_outputs
-
             got = compare_outputs(data.outputs, list(outputs), case.get("tolerance"),
                                   data.output_dtypes)
         except Exception as e:
