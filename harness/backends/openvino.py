@@ -39,6 +39,8 @@ _NO_RULE = re.compile(r"No conversion rule found for operations: (.*?)(?: To fac
 # A type the spec defines but the frontend does not know (float6e2m3):
 #   "Unsupported data type  expected: BOOL, BFLOAT16, ..." (two spaces, as printed)
 _UNKNOWN_TYPE = re.compile(r"Unsupported data type\s+expected: ([A-Z0-9_, ]+)")
+# The same refusal when the model is read from a path: "Loading input model\nUnsupported type".
+_UNKNOWN_TYPE_FROM_PATH = re.compile(r"Loading input model\s+Unsupported type")
 
 
 class OpenVinoAdapter(Adapter):
@@ -75,21 +77,34 @@ class OpenVinoAdapter(Adapter):
     def prepare(self, model_path: str) -> Any:
         # From the path, so external data next to the model is found.
         model = self.core.read_model(model_path)
-        return self.core.compile_model(model, self.device, {"INFERENCE_NUM_THREADS": str(self.threads)})
+        compiled = self.core.compile_model(model, self.device, {"INFERENCE_NUM_THREADS": str(self.threads)})
+        graph = onnx.load(model_path, load_external_data=False).graph
+        initialized = {init.name for init in graph.initializer}
+        names = [i.name for i in graph.input if i.name not in initialized]
+        return compiled, names
 
-    def run(self, compiled: Any, inputs: Sequence[np.ndarray]) -> list[Any]:
-        ports = compiled.inputs
-        if len(inputs) != len(ports):
-            raise ValueError(f"got {len(inputs)} inputs, the model declares {len(ports)}")
+    def run(self, prepared: Any, inputs: Sequence[np.ndarray]) -> list[Any]:
+        compiled, names = prepared
+        if len(inputs) != len(names):
+            raise ValueError(f"got {len(inputs)} inputs, the model declares {len(names)}")
+        # Fed by name: the frontend drops a graph input whose shape leaves it nothing to hold
+        # (axes of static shape [0]), so the compiled model's ports are not the graph's inputs.
+        ports = {name: port for port in compiled.inputs for name in port.get_names()}
+        feeds = {}
+        for k, (name, x) in enumerate(zip(names, inputs)):
+            if name in ports:
+                feeds[ports[name]] = _to_tensor(x, ports[name], k)
+            elif x.size:
+                raise ValueError(f"input {k} ({name!r}) holds {x.size} values but the compiled model has no such input")
         request = compiled.create_infer_request()
-        request.infer([_to_tensor(x, port, k) for k, (x, port) in enumerate(zip(inputs, ports))])
+        request.infer(feeds)
         return [_from_tensor(request.get_output_tensor(k)) for k in range(len(compiled.outputs))]
 
     def classify(self, exc: BaseException, stage: str) -> str:
         if super().classify(exc, stage) == "unsupported":
             return "unsupported"
         text = str(exc)
-        if _UNKNOWN_TYPE.search(text):
+        if _UNKNOWN_TYPE.search(text) or _UNKNOWN_TYPE_FROM_PATH.search(text):
             return "unsupported"
         match = _NO_RULE.search(text)
         if match and any(_onnx_defines(op) for op in match.group(1).split(",")):
