@@ -127,6 +127,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"run-conformance: generating the corpus failed: {type(e).__name__}: {e}",
               file=sys.stderr)
         return SETUP_ERROR
+    if not cases.is_dir():
+        print(f"run-conformance: cases directory {cases} does not exist", file=sys.stderr)
+        return SETUP_ERROR
     report_dir = Path(args.report_dir) if args.report_dir else report_dir_for(args.backend)
     report_dir = report_dir.resolve()
     report_dir.mkdir(parents=True, exist_ok=True)

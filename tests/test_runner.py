@@ -246,6 +246,8 @@ def test_backend_problems_are_one_line_and_exit_2(corpus, tmp_path):
         assert proc.returncode == 2, proc.stdout + proc.stderr
         assert words in proc.stderr and "Traceback" not in proc.stderr + proc.stdout
     assert not (tmp_path / "r" / "results.jsonl").exists()
+    proc = run_cli("--cases", str(tmp_path / "missing"), cwd=tmp_path)
+    assert proc.returncode == 2 and "does not exist" in proc.stderr
 
 
 def test_onnx_layout_without_index_and_capabilities(tmp_path):
