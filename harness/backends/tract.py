@@ -22,8 +22,8 @@ _DECLINED = (
     re.compile(r"unknown ONNX TensorProto\.DataType \(\d+\)"),
     # A kernel without that element type: "Neg does not support U32", "Reduce<Prod> does not support Bool".
     re.compile(r"does not support (Bool|[UIF]\d+|TDim|Blob|String|Q\w+)\b"),
-    # The same from the reducers: "Reduce<Prod> ... U64 is not a number".
-    re.compile(r"\b[UIF]\d+ is not a number"),
+    # The same from the reducers: "Reduce<Prod> ... U64 is not a number", "Reduce<Min> ... Bool is not a number".
+    re.compile(r"\b(Bool|[UIF]\d+) is not a number"),
     # An input the spec lets be computed that tract needs folded at load time: the axes of
     # ReduceX-18, "Reduce13 ToTypedTranslator ... expected axes as a constant".
     re.compile(r"expected \w+ as a constant"),
