@@ -72,6 +72,9 @@ _DECLINED = (
     re.compile(r"\"\w+\" not implemented for '\w+'"),
     re.compile(r"Input dtype must be either a floating point or complex dtype"),
 )
+# onnx2torch's "Converter is not implemented (OperationDescription(domain='', operation_type=
+# 'NoSuchOp', version=13))" also comes for operators nobody defines; those models are wrong.
+_NO_CONVERTER = re.compile(r"Converter is not implemented \(OperationDescription\(domain='([^']*)', operation_type='(\w+)'")
 
 
 class TorchAdapter(Adapter):
@@ -128,6 +131,9 @@ class TorchAdapter(Adapter):
         # NotImplementedError covers onnx2torch's "Converter is not implemented
         # (OperationDescription(domain='', operation_type='ReduceMin', version=18))", its
         # "Onnx IR is too old", and torch's '"min_all" not implemented for 'UInt32''.
+        match = _NO_CONVERTER.search(str(exc))
+        if match:
+            return "unsupported" if onnx.defs.has(match.group(2), match.group(1)) else "error"
         if super().classify(exc, stage) == "unsupported":
             return "unsupported"
         if any(p.search(str(exc)) for p in _DECLINED):
