@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -141,7 +142,7 @@ class Conformance:
             "backend": {"requested": self.backend, "name": info["name"],
                         "version": info["version"], "options": self.options},
             "harness_version": harness.__version__,
-            "corpus": {"path": str(self.root), "index_sha256": index_hash,
+            "corpus": {"path": shown(self.root), "index_sha256": index_hash,
                        "cases": len(self.cases)},
             "platform": platform_info(),
             "python": sys.version.split()[0],
@@ -150,10 +151,10 @@ class Conformance:
             "finished": None,
             "complete": False,
             "timeout_seconds": self.timeout,
-            "expectations": self.expectations_path,
+            "expectations": shown(self.expectations_path) if self.expectations_path else None,
             "counts": counts(self.log.prior),
             "exit_code": None,
-            "argv": list(self.config.invocation_params.args),
+            "argv": [shown(a) for a in self.config.invocation_params.args],
         }
         write_json(self.report_dir / RUN, self.run_info)
 
@@ -357,3 +358,15 @@ class CaseItem(pytest.Item):
 
     def reportinfo(self):
         return self.path, None, self.name
+
+
+def shown(path) -> str:
+    """A path as the stamp records it: relative to the working directory when inside it, so a
+    committed report says `cases`, not the checkout's absolute location."""
+    text = str(path)
+    cwd = os.getcwd()
+    if text == cwd:
+        return "."
+    if text.startswith(cwd + os.sep):
+        return text[len(cwd) + 1:]
+    return text.replace(cwd + os.sep, "")
