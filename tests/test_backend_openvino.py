@@ -162,3 +162,23 @@ def test_input_the_frontend_drops_is_fed_by_name(adapter, tmp_path):
     x = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)
     (out,) = adapter.run(adapter.prepare(path), [x, np.zeros(0, np.int64)])
     assert out.tolist() == x.tolist()
+
+
+@pytest.mark.parametrize(
+    "op, elem, axes_input, opset, words",
+    [
+        ("ReduceMax", TensorProto.INT8, False, 12, "Unsupported input type i8"),
+        ("ReduceL1", TensorProto.FLOAT, True, 18, "doesn't support ReduceL1 operation with dynamic rank"),
+        ("ReduceL2", TensorProto.INT32, True, 18, "Unsupported operation of type: ReduceL2"),
+    ],
+)
+def test_refusals_seen_on_the_reduce_corpus_are_unsupported(adapter, tmp_path, op, elem, axes_input, opset, words):
+    # ReduceL1: axes naming every dimension, so the output rank is 0 whatever they hold; OpenVINO
+    # still cannot tell the rank before run time.
+    axes_shape = [2] if op == "ReduceL1" else [1]
+    inputs = [("x", elem, [3, 2])] + ([("axes", TensorProto.INT64, axes_shape)] if axes_input else [])
+    attrs = {} if axes_input else {"axes": [0]}
+    path = _model(tmp_path, op, inputs, (elem, None), opset=opset, keepdims=0 if op == "ReduceL1" else 1, **attrs)
+    exc = _failure(adapter.prepare, path)
+    assert words in str(exc)
+    assert adapter.classify(exc, "load") == "unsupported"
