@@ -100,6 +100,21 @@ def test_integer_mean_torch_refuses_is_unsupported(adapter, tmp_path):
     assert adapter.classify(exc, "run") == "unsupported"
 
 
+def test_integer_norm_torch_refuses_is_unsupported(adapter, tmp_path):
+    prepared = adapter.prepare(_model(tmp_path, "ReduceL2", [("x", TensorProto.INT32, [2])], (TensorProto.INT32, []), keepdims=0))
+    exc = _failure(adapter.run, prepared, [np.array([3, 4], np.int32)])
+    assert "linalg.vector_norm: Expected a floating point or complex tensor as input" in str(exc)
+    assert adapter.classify(exc, "run") == "unsupported"
+
+
+def test_empty_reduction_torch_rejects_is_error(adapter, tmp_path):
+    # The spec defines ReduceMax over an empty set (minus infinity); torch refuses it.
+    prepared = adapter.prepare(_model(tmp_path, "ReduceMax", [("x", TensorProto.FLOAT, [2, 0])], (TensorProto.FLOAT, [2]), axes=[1], keepdims=0))
+    exc = _failure(adapter.run, prepared, [np.zeros((2, 0), np.float32)])
+    assert "Expected reduction dim 1 to have non-zero size" in str(exc)
+    assert adapter.classify(exc, "run") == "error"
+
+
 def test_ir_version_below_three_is_unsupported(adapter, tmp_path):
     assert adapter.capabilities.reason_unsupported(13, 2, None) == "IR version 2 below the backend's minimum 3"
     exc = _failure(adapter.prepare, _model(tmp_path, "Abs", [("x", TensorProto.FLOAT, [2])], (TensorProto.FLOAT, [2]), ir=2))

@@ -67,10 +67,13 @@ _SAME_WIDTH_INT = {1: torch.uint8, 2: torch.int16}
 # torch's words when it lacks a kernel for a dtype, beyond the NotImplementedError it usually
 # raises: '"min_all" not implemented for \'UInt16\'' also comes as a RuntimeError, and
 # "mean(): could not infer output dtype. Input dtype must be either a floating point or complex
-# dtype. Got: Int" is ReduceMean on integers, which the spec allows since ReduceMean-18.
+# dtype. Got: Int" is ReduceMean on integers, which the spec allows since ReduceMean-18;
+# "linalg.vector_norm: Expected a floating point or complex tensor as input. Got Int" is
+# ReduceL1/ReduceL2 on integers (onnx2torch maps them to torch.norm).
 _DECLINED = (
     re.compile(r"\"\w+\" not implemented for '\w+'"),
     re.compile(r"Input dtype must be either a floating point or complex dtype"),
+    re.compile(r"Expected a floating point or complex tensor as input"),
 )
 # onnx2torch's "Converter is not implemented (OperationDescription(domain='', operation_type=
 # 'NoSuchOp', version=13))" also comes for operators nobody defines; those models are wrong.
