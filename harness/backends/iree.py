@@ -1,8 +1,8 @@
 """IREE: ONNX imported to MLIR by iree.compiler's ONNX importer, compiled for llvm-cpu, run on the local-sync driver.
 
 Compiling takes about a second a model, so compiled modules are kept by the sha256 of the model
-bytes (plus compiler version, target and flags): in memory for the process, and on disk under
-`cache_dir`, so a second run of the corpus compiles nothing. Compile failures are kept too (as
+bytes (with the graph renamed "main", plus compiler version, target and flags): in memory for the
+process, and on disk under `cache_dir`, so a second run of the corpus compiles nothing. Compile failures are kept too (as
 the compiler's message), since they cost as much as successes. Models with external data are
 keyed by model.onnx alone; such a corpus needs `cache_dir=` pointed somewhere disposable.
 """
@@ -81,10 +81,12 @@ class IreeAdapter(Adapter):
     capabilities = Capabilities(opset=(1, onnx.defs.onnx_opset_version()), ir=(1, onnx.IR_VERSION))
 
     def prepare(self, model_path: str) -> Any:
-        data = Path(model_path).read_bytes()
-        model = onnx.load_from_string(data)
+        model = onnx.load_from_string(Path(model_path).read_bytes())
         outputs = [dtypes.name_of(o.type.tensor_type.elem_type) for o in model.graph.output]
-        vmfb = self._compiled(data, model_path)
+        # The graph's name has no meaning but is part of every case's bytes (the corpus names it
+        # after the case): one name for all lets cases that differ only by data share a module.
+        model.graph.name = "main"
+        vmfb = self._compiled(model.SerializeToString(), model_path)
         context = rt.SystemContext(config=self.config)
         module = rt.VmModule.copy_buffer(context.instance, vmfb)
         context.add_vm_module(module)
