@@ -1,0 +1,138 @@
+"""compare-reports: the cases on which backends' statuses or numbers differ, grouped by operator, version, dtype."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from harness.reports import _one_line
+from harness.results import read_json, read_results
+
+# Two failing answers "differ in numbers" when their largest errors are further apart than this.
+NUMBERS_RTOL = 1e-6
+
+
+def load(report_dir: Path) -> tuple[str, dict[str, dict]]:
+    """(label 'backend version', case -> result) of one report directory."""
+    results, _ = read_results(report_dir / "results.jsonl")
+    if not results:
+        raise FileNotFoundError(f"{report_dir}: no results.jsonl with results")
+    run = read_json(report_dir / "run.json") or {}
+    backend = run.get("backend") or {}
+    label = " ".join(str(x) for x in (backend.get("name") or report_dir.name, backend.get("version")) if x)
+    return label, {r["case"]: r for r in results}
+
+
+def disagreements(reports: list[tuple[str, dict[str, dict]]]) -> list[dict]:
+    """One row per case seen by two or more backends whose statuses, or failing numbers, differ."""
+    cases = sorted(set().union(*(set(r) for _, r in reports)))
+    rows = []
+    for case in cases:
+        seen = [(label, r[case]) for label, r in reports if case in r]
+        if len(seen) < 2:
+            continue
+        statuses = {res["status"] for _, res in seen}
+        why = None
+        if len(statuses) > 1:
+            why = "status"
+        elif statuses == {"fail"} and _numbers_differ([res.get("max_abs_err") for _, res in seen]):
+            why = "numbers"
+        if why:
+            first = seen[0][1]
+            rows.append({
+                "case": case, "op": first.get("op"), "since_version": first.get("since_version"),
+                "dtype": first.get("dtype"), "example": first.get("example"), "kind": first.get("kind"),
+                "differs_in": why,
+                "results": {label: {"status": res["status"], "detail": _one_line(res.get("detail"), 160),
+                                    "max_abs_err": res.get("max_abs_err")} for label, res in seen},
+            })
+    return rows
+
+
+def _numbers_differ(values: list) -> bool:
+    nums = [float(v) for v in values if isinstance(v, (int, float))]
+    if len(nums) < 2:
+        return False
+    lo, hi = min(nums), max(nums)
+    return hi - lo > NUMBERS_RTOL * max(abs(hi), abs(lo), 1e-30)
+
+
+DECLINED = ("unsupported", "skip")
+
+
+def answered_differently(row: dict) -> bool:
+    """True unless the only difference is that some backends declined (unsupported/skip) the case."""
+    return len({r["status"] for r in row["results"].values() if r["status"] not in DECLINED}) > 1 \
+        or row["differs_in"] == "numbers"
+
+
+def markdown(labels: list[str], rows: list[dict]) -> str:
+    answered = [r for r in rows if answered_differently(r)]
+    declined = [r for r in rows if not answered_differently(r)]
+    out = [f"# Where backends disagree: {', '.join(labels)}", "",
+           "Written by `compare-reports`. A case is listed when two or more backends ran it and their statuses",
+           "differ, or all failed with different numbers; grouped by operator, version and dtype.", "",
+           f"Cases that differ: {len(rows)}. Answered differently: {len(answered)}. "
+           f"Declined by some backends and answered by others: {len(declined)}.", "",
+           "## Answered differently", ""]
+    for (op, since, dtype), members in _grouped(answered):
+        out += [f"### {op}-{since} {dtype} ({len(members)})", "",
+                "| case | " + " | ".join(labels) + " |", "|---|" + "---|" * len(labels)]
+        for r in members:
+            cells = []
+            for label in labels:
+                res = r["results"].get(label)
+                cells.append("" if res is None else
+                             f"{res['status']}" + (f": {_cell(res['detail'])}" if res["status"] != "pass" else ""))
+            out.append(f"| `{r['case']}` | " + " | ".join(cells) + " |")
+        out.append("")
+    out += ["## Declined by some backends", "",
+            "| operator | since | dtype | cases | " + " | ".join(f"{label} declined" for label in labels) + " |",
+            "|---|---:|---|---:|" + "---:|" * len(labels)]
+    for (op, since, dtype), members in _grouped(declined):
+        counts = [sum(1 for r in members if r["results"].get(label, {}).get("status") in DECLINED) for label in labels]
+        out.append(f"| {op} | {since} | {dtype} | {len(members)} | " + " | ".join(map(str, counts)) + " |")
+    return "\n".join(out) + "\n"
+
+
+def _grouped(rows: list[dict]) -> list[tuple[tuple, list[dict]]]:
+    groups: dict[tuple, list[dict]] = {}
+    for r in rows:
+        groups.setdefault((r["op"] or "", r["since_version"] or 0, r["dtype"] or ""), []).append(r)
+    return sorted(groups.items())
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "/")
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="compare-reports", description=__doc__)
+    p.add_argument("report_dirs", nargs="+", type=Path, help="run-conformance report directories")
+    p.add_argument("--out", type=Path, help="write Markdown here (default: stdout)")
+    p.add_argument("--json", action="store_true", help="JSON instead of Markdown")
+    a = p.parse_args(argv)
+    if len(a.report_dirs) < 2:
+        print("compare-reports: give two or more report directories", file=sys.stderr)
+        return 2
+    try:
+        reports = [load(d) for d in a.report_dirs]
+    except FileNotFoundError as e:
+        print(f"compare-reports: {e}", file=sys.stderr)
+        return 2
+    rows = disagreements(reports)
+    labels = [label for label, _ in reports]
+    text = json.dumps(rows, indent=1, sort_keys=True) + "\n" if a.json else markdown(labels, rows)
+    if a.out:
+        a.out.write_text(text, encoding="utf-8")
+        print(f"compare-reports: {len(rows)} cases differ; wrote {a.out}")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+
+if __name__ == "__main__":
+    sys.exit(main())
