@@ -129,6 +129,8 @@ class IreeAdapter(Adapter):
                 )
             except iree.compiler.tools.CompilerToolError as exc:
                 found = CompileError(_diagnostics(str(exc)))
+                if _killed(str(exc)):  # the OOM killer or a user, not the model: try again next time
+                    raise found from exc
             if self.cache_dir is not None:
                 _write_cached(self.cache_dir, key, found)
         self.compiled[key] = found
@@ -164,6 +166,11 @@ def _diagnostics(text: str) -> str:
     body = text.split("Diagnostics:", 1)[-1]
     body = body.split("Invoked with:", 1)[0]
     return body.strip() or text.strip()
+
+
+def _killed(text: str) -> bool:
+    """iree-compile ended by SIGKILL ("Error code: -9")."""
+    return re.search(r"Error code: -9\b", text) is not None
 
 
 def _read_cached(cache_dir: Path, key: str) -> bytes | CompileError | None:
