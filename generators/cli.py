@@ -23,7 +23,12 @@ def main(argv: list[str] | None = None) -> int:
                    help="regenerate into a temporary directory and fail, naming the cases, if any byte differs "
                         "from OUT/index.json (and from OUT/node where present)")
     p.add_argument("--no-crosscheck", action="store_true", help="skip running onnx's ReferenceEvaluator on every case")
+    p.add_argument("--onnx-node-tests", action="store_true",
+                   help="instead, write the node test cases of the installed onnx (collect_testcases()) "
+                        "into OUT (required, not the project's cases/); with --op, only that operator")
     a = p.parse_args(argv)
+    if a.onnx_node_tests:
+        return onnx_node_tests(p, a)
     try:
         ops = sorted({n for n, _ in units(a.op)})
     except KeyError as e:
@@ -44,6 +49,21 @@ def main(argv: list[str] | None = None) -> int:
     for line in coverage.summary_lines(s):
         print(line)
     print(f"wrote {a.out / 'node'} and {a.out / 'index.json'}")
+    return 0
+
+
+def onnx_node_tests(p: argparse.ArgumentParser, a: argparse.Namespace) -> int:
+    from generators import onnx_node_tests as writer
+
+    if a.out.resolve() == REPO_CASES.resolve() or a.check or (a.op and len(a.op) > 1):
+        p.error("--onnx-node-tests needs its own --out DIR, takes at most one --op, and no --check")
+    try:
+        index = writer.write(a.out, a.op[0] if a.op else None)
+    except FileExistsError as e:
+        print(f"generate-cases: {e}", file=sys.stderr)
+        return 2
+    print(f"wrote {len(index['cases'])} onnx {index['onnx_version']} node test cases to "
+          f"{a.out / 'node'} and {a.out / 'index.json'}")
     return 0
 
 
