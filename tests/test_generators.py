@@ -19,9 +19,8 @@ from generators import cli
 from generators.emit import REPO_CASES, generate_corpus
 from generators.spec import versions
 
+# The spec material sits beside the checkout (../shared/spec), for developers and CI alike.
 SPEC = Path(__file__).resolve().parents[2] / "shared" / "spec"
-if not SPEC.is_dir():
-    SPEC = Path(__file__).resolve().parents[1].parent / "shared" / "spec"
 
 
 @pytest.fixture(scope="session")
