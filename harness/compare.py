@@ -92,6 +92,14 @@ def _compare(where: str, e: Any, a: Any, tolerance: dict | None, name: str | Non
             total.max_rel_err = _max(total.max_rel_err, one.max_rel_err)
             total.max_ulp = _max(total.max_ulp, one.max_ulp)
         return total
+    if isinstance(e, dict):  # a map output: the same keys, each value compared as a tensor
+        if not isinstance(a, dict):
+            return Comparison("fail", f"{where} is {_kind(a)}, expected a map of {len(e)}")
+        if sorted(map(str, a)) != sorted(map(str, e)):
+            return Comparison("fail", f"{where} map keys {sorted(a)} != expected {sorted(e)}")
+        by_text = {str(k): v for k, v in a.items()}
+        return _compare(where, [e[k] for k in sorted(e, key=str)],
+                        [by_text[str(k)] for k in sorted(e, key=str)], tolerance, name)
     if e is None:  # an empty optional
         if a is None:
             return Comparison("pass", mismatches=0)

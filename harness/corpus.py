@@ -142,17 +142,10 @@ def _inferred(name: str, case_dir: Path) -> Case:
             since = None
     initialized = {t.name for t in graph.initializer}
     first = next((i for i in graph.input if i.name not in initialized), None)
-    dtype = None
-    if first is not None and first.type.HasField("tensor_type"):
-        dtype = name_of(first.type.tensor_type.elem_type)
-    skip = None
-    # onnx's own corpus stores sequence/optional/map values as other protos; the adapter contract
-    # passes numpy arrays only, so such cases are reported, not guessed at.
-    values = [*graph.input, *graph.output]
-    if any(not v.type.HasField("tensor_type") for v in values if v.name not in initialized):
-        skip = "non-tensor graph inputs or outputs (sequence, optional, map)"
+    # Sequence, optional and map values are read per the graph's types (data_sets), so they run.
+    dtype = element_name(first.type) if first is not None else None
     return Case(name=name, path=str(case_dir), op=op, domain=domain, opset=opset,
-                since_version=since, dtype=dtype, example=name, skip=skip)
+                since_version=since, dtype=dtype, example=name)
 
 
 @dataclass
@@ -182,13 +175,62 @@ def read_tensor(path: str) -> tuple[np.ndarray, str]:
     return numpy_helper.to_array(tensor), name_of(tensor.data_type)
 
 
-def data_sets(case_dir: str) -> list[DataSet]:
-    """Each test_data_set_N in numeric order; input_K / output_K in K order (graph-input order)."""
+def value_types(model) -> tuple[list, list]:
+    """The TypeProto of each graph input and output: input_K.pb holds a value of graph.input[K]'s
+    type, as onnx's own loader reads it (Runner._load_proto)."""
+    return [v.type for v in model.graph.input], [v.type for v in model.graph.output]
+
+
+def read_value(path: str, type_proto=None):
+    """A value file as the graph declares it: a tensor as numpy, a sequence as a list, an optional
+    as its value or None, a map as a dict; with the element type's ONNX name."""
+    kind = type_proto.WhichOneof("value") if type_proto is not None else None
+    if kind in (None, "tensor_type"):
+        return read_tensor(path)
+    import onnx
+    from onnx import numpy_helper
+
+    proto, convert = {
+        "sequence_type": (onnx.SequenceProto, numpy_helper.to_list),
+        "optional_type": (onnx.OptionalProto, numpy_helper.to_optional),
+        "map_type": (onnx.MapProto, numpy_helper.to_dict),
+    }.get(kind, (None, None))
+    if proto is None:
+        raise ValueError(f"{os.path.basename(path)}: graph type {kind} has no value file format")
+    message = proto()
+    with open(path, "rb") as f:
+        message.ParseFromString(f.read())
+    return convert(message), element_name(type_proto)
+
+
+def element_name(type_proto) -> str | None:
+    """The tensor element type inside a tensor, sequence, optional or map type."""
+    kind = type_proto.WhichOneof("value")
+    if kind == "tensor_type":
+        return name_of(type_proto.tensor_type.elem_type)
+    inner = {"sequence_type": lambda t: t.sequence_type.elem_type,
+             "optional_type": lambda t: t.optional_type.elem_type,
+             "map_type": lambda t: t.map_type.value_type}.get(kind)
+    return element_name(inner(type_proto)) if inner else None
+
+
+def data_sets(case_dir: str, types: tuple[list, list] | None = None) -> list[DataSet]:
+    """Each test_data_set_N in numeric order; input_K / output_K in K order (graph-input order).
+
+    `types` (from value_types) says which files hold sequences, optionals or maps; without it,
+    every file is a TensorProto."""
+    in_types, out_types = types or ([], [])
+
+    def typed(declared: list, k: int):
+        return declared[k] if k < len(declared) else None
+
     sets = []
     for set_name in _numbered(os.listdir(case_dir), "test_data_set_"):
         set_dir = os.path.join(case_dir, set_name)
         files = os.listdir(set_dir)
-        inputs = [read_tensor(os.path.join(set_dir, n))[0] for n in _numbered(files, "input_")]
-        outs = [read_tensor(os.path.join(set_dir, n)) for n in _numbered(files, "output_")]
+        inputs = [read_value(os.path.join(set_dir, n), typed(in_types, k))[0]
+                  for k, n in enumerate(_numbered(files, "input_"))]
+        outs = [read_value(os.path.join(set_dir, n), typed(out_types, k))
+                for k, n in enumerate(_numbered(files, "output_"))]
         sets.append(DataSet(set_name, inputs, [a for a, _ in outs], [t for _, t in outs]))
     return sets

@@ -10,7 +10,7 @@ import time
 from typing import Any
 
 from harness.compare import compare_outputs
-from harness.corpus import EXPECT_ERROR, data_sets
+from harness.corpus import EXPECT_ERROR, data_sets, value_types
 from harness.results import new_result
 
 # What the child is doing, kept in shared memory so a crash can still say where it happened.
@@ -68,16 +68,18 @@ def run_case(adapter: Any, case: dict, stage=None) -> dict:
     if case.get("skip"):
         return finish("skip", None, case["skip"])
 
+    model = _read_model(case["path"])  # None when unreadable: prepare will say why
     capabilities = getattr(adapter, "capabilities", None)
     if capabilities is not None:
-        ir = _ir_version(case["path"]) if getattr(capabilities, "ir", None) else None
+        ir = model.ir_version if model is not None and getattr(capabilities, "ir", None) else None
         reason = capabilities.reason_unsupported(case.get("opset"), ir, case.get("dtype"))
         if reason:
             return finish("unsupported", "load", reason)
 
     mark(LOAD)
     try:
-        sets = data_sets(case["path"])
+        # The graph's declared types say which files hold sequences, optionals or maps.
+        sets = data_sets(case["path"], value_types(model) if model is not None else None)
     except Exception as e:
         return finish("error", "load", f"cannot read the case's test data: {describe(e)}")
     expect_error = case.get("kind") == EXPECT_ERROR
@@ -134,12 +136,11 @@ def _classify(adapter, exc: BaseException, stage: str) -> str:
     return status if status in ("unsupported", "error") else "error"
 
 
-def _ir_version(path: str) -> int | None:
+def _read_model(path: str):
     import onnx
 
     try:
-        model = onnx.load_model(os.path.join(path, "model.onnx"), load_external_data=False)
-        return model.ir_version
+        return onnx.load_model(os.path.join(path, "model.onnx"), load_external_data=False)
     except Exception:  # prepare will report the unreadable model
         return None
 

@@ -104,7 +104,7 @@ class OnnxRuntimeAdapter(Adapter):
         if not all(_bindable(v.type) for v in [*declared, *outputs]):
             # OrtValues cannot be built from strings, nor returned as sequences/optionals through
             # this API; the plain run converts those (and they have no bfloat16 to lose).
-            return list(session.run(None, {d.name: np.asarray(x) for d, x in zip(declared, inputs)}))
+            return list(session.run(None, {d.name: _plain(x) for d, x in zip(declared, inputs)}))
         keep = []  # OrtValues borrow the numpy buffers: both must live until the run ends
         feeds = {}
         for d, x in zip(declared, inputs):
@@ -140,6 +140,12 @@ class OnnxRuntimeAdapter(Adapter):
         if match and onnx.defs.has(match.group(2), match.group(1)):
             return "unsupported"
         return "error"
+
+
+def _plain(value: Any) -> Any:
+    """A feed for the plain run: sequences stay lists, an empty optional stays None (ORT takes
+    both as they are); a numpy scalar becomes a 0-d array."""
+    return value if value is None or isinstance(value, (list, dict)) else np.asarray(value)
 
 
 def _bindable(type_str: str) -> bool:
