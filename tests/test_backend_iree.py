@@ -148,3 +148,16 @@ def test_bfloat16_reduction(adapter, tmp_path):
     x = np.array([[1.5, -2.0], [3.0, 0.25], [7.0, 8.0]], ml_dtypes.bfloat16)
     (out,) = adapter.run(adapter.prepare(_reduce_min(tmp_path, TensorProto.BFLOAT16)), [x])
     assert out.dtype == ml_dtypes.bfloat16 and out.tolist() == [[1.5, -2.0]]
+
+
+def test_double_is_demoted_unless_told_otherwise(tmp_path, cache_dir):
+    # iree-compile demotes f64 to f32 by default; a rank-0 double result then fails at run time.
+    path = _model(tmp_path, "ReduceL1", [("x", TensorProto.DOUBLE, [2, 2])], (TensorProto.DOUBLE, []), axes=[0, 1], keepdims=0)
+    x = np.array([[1.0, -2.0], [3.0, 0.1]])
+    default = registry.load("iree", {"cache_dir": str(cache_dir)})
+    exc = _failure(default.run, default.prepare(path), [x])
+    assert "buffer view byte length 8 exceeds backing buffer byte length 4" in str(exc)
+    assert default.classify(exc, "run") == "error"
+    kept = registry.load("iree", {"cache_dir": str(cache_dir), "flags": "--iree-input-demote-f64-to-f32=false"})
+    (out,) = kept.run(kept.prepare(path), [x])
+    assert out.dtype == np.float64 and out.tolist() == 6.1

@@ -52,6 +52,8 @@ class IreeAdapter(Adapter):
         "then onnx-conformance/iree); 'none' keeps them in memory only",
         "target": "iree-compile --iree-hal-target-backends (default llvm-cpu)",
         "driver": "iree runtime driver (default local-sync)",
+        "flags": "extra iree-compile flags, space-separated (e.g. --iree-input-demote-f64-to-f32=false; "
+        "the default demotes double to float, as users get it)",
     }
 
     def __init__(self, options: dict[str, str] | None = None):
@@ -70,6 +72,7 @@ class IreeAdapter(Adapter):
         self.flags = [f"--iree-hal-target-backends={self.target}"]
         if self.target == "llvm-cpu":
             self.flags.append("--iree-llvmcpu-target-cpu=host")
+        self.flags += self.options.get("flags", "").split()
 
     @property
     def version(self) -> str:
