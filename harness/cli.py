@@ -50,6 +50,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="an expected failure that now passes does not fail the run")
     p.add_argument("--resume", action="store_true",
                    help="keep the cases already in REPORT_DIR/results.jsonl and run the rest")
+    p.add_argument("--shard", metavar="K/N",
+                   help="run shard K of N (1-based): a deterministic, cost-balanced 1/N of the "
+                        "cases; merge the N report directories with merge-reports")
+    p.add_argument("--shard-durations", metavar="RESULTS_JSONL",
+                   help="an earlier results.jsonl whose per-case seconds balance the shards")
+    p.add_argument("--rerun-failures", type=int, default=0, metavar="N",
+                   help="rerun a failing case up to N times; a case whose status changes is "
+                        "'flaky' (never 'pass')")
     return p
 
 
@@ -89,6 +97,12 @@ def pytest_args(args: argparse.Namespace, cases: Path, report_dir: Path,
         out += ["--conformance-backend-option", pair]
     if args.expectations:
         out += ["--conformance-expectations", args.expectations]
+    if args.shard:
+        out += ["--conformance-shard", args.shard]
+    if args.shard_durations:
+        out += ["--conformance-shard-durations", args.shard_durations]
+    if args.rerun_failures:
+        out += ["--conformance-rerun-failures", str(args.rerun_failures)]
     for flag in ("update_expectations", "allow_fixes", "resume"):
         if getattr(args, flag):
             out.append("--conformance-" + flag.replace("_", "-"))

@@ -2,7 +2,7 @@
 
 The file (deqp-runner style) has one line per case, `case_name,status,reason`; `#` starts a
 comment line. `status` is one of the status words; `skip` entries are not run at all (a case
-known to hang or to take the machine down). The reason is free text and may hold commas.
+known to hang or to take the machine down); a `flaky` entry accepts whatever the case does. The reason is free text and may hold commas.
 
 Exit codes of run-conformance:
     0  nothing regressed: every case has its expected status, or (no entry) passed, was
@@ -23,7 +23,7 @@ from pathlib import Path
 from harness.results import STATUSES
 
 OK, REGRESSED, SETUP_ERROR, NOTHING_RAN = 0, 1, 2, 3
-BAD = frozenset({"fail", "error", "crash", "timeout"})
+BAD = frozenset({"fail", "error", "crash", "timeout", "flaky"})
 # Statuses a case may have without an entry: the backend passed, or said plainly it cannot.
 ACCEPTED = frozenset({"pass", "unsupported", "skip"})
 HEADER = "# case,status,reason  (run-conformance --update-expectations; harness/expectations.py)"
@@ -117,8 +117,8 @@ def evaluate(results: list[dict], expectations: dict[str, Expectation] | None,
         if entry is None:
             if got not in ACCEPTED:
                 verdict.regressions.append(f"{case}: got {got}, expected pass{why}")
-        elif got == entry.status:
-            continue
+        elif got == entry.status or entry.status == "flaky":
+            continue  # a flaky entry (deqp-runner's flakes list) accepts any outcome
         elif got == "pass":
             verdict.fixes.append(f"{case}: passed, expected {entry.status}"
                                  + (f" ({entry.reason})" if entry.reason else "")

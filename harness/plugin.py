@@ -12,10 +12,12 @@ import pytest
 
 import harness
 from harness import expectations as baseline
+from harness import shard
 from harness.corpus import Case, CorpusError, find_cases, index_sha256
 from harness.executor import BackendUnavailable, Executor, one_line
 from harness.expectations import ExpectationsError
 from harness.reports import terminal_summary, write_matrices
+from harness.rerun import with_reruns
 from harness.results import (RESULTS, RUN, ResultsLog, counts, new_result, now, plain,
                              platform_info, read_json, report_dir_for, write_json)
 
@@ -43,6 +45,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--conformance-update-expectations", action="store_true")
     group.addoption("--conformance-allow-fixes", action="store_true")
     group.addoption("--conformance-resume", action="store_true")
+    group.addoption("--conformance-shard", metavar="K/N")
+    group.addoption("--conformance-shard-durations", metavar="RESULTS_JSONL")
+    group.addoption("--conformance-rerun-failures", type=int, default=0, metavar="N")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -95,6 +100,14 @@ class Conformance:
         self.results: list[dict] = []
         self.verdict: baseline.Verdict | None = None
         self.warnings: list[str] = []
+        self.reruns = opt("conformance_rerun_failures") or 0
+        if self.reruns < 0:
+            raise pytest.UsageError(f"--rerun-failures must be 0 or more, got {self.reruns}")
+        try:
+            self.shard = shard.parse(opt("conformance_shard")) if opt("conformance_shard") else None
+        except shard.ShardError as e:
+            raise pytest.UsageError(str(e)) from None
+        self.selected: set[str] | None = None  # this shard's cases; None = every case
 
     # -- session ---------------------------------------------------------------------------
 
@@ -104,6 +117,8 @@ class Conformance:
             self.cases = {c.name: c for c in find_cases(self.root)}
         except CorpusError as e:
             raise pytest.UsageError(str(e)) from None
+        if self.shard is not None:
+            self._select_shard()
         if self.expectations_path:
             path = Path(self.expectations_path)
             update = self.config.getoption("conformance_update_expectations")
@@ -155,14 +170,35 @@ class Conformance:
             "counts": counts(self.log.prior),
             "exit_code": None,
             "argv": [shown(a) for a in self.config.invocation_params.args],
+            "rerun_failures": self.reruns,
         }
+        if self.selected is not None:
+            # What merge-reports checks: every shard split the same corpus, each case once.
+            k, n = self.shard
+            self.run_info["shard"] = {"index": k, "total": n,
+                                      "corpus_names_sha256": shard.names_sha256(self.cases),
+                                      "corpus_cases": sorted(self.cases),
+                                      "cases": sorted(self.selected)}
         write_json(self.report_dir / RUN, self.run_info)
+
+    def _select_shard(self) -> None:
+        durations_path = self.config.getoption("conformance_shard_durations")
+        try:
+            durations = shard.read_durations(durations_path) if durations_path else None
+        except shard.ShardError as e:
+            raise pytest.UsageError(str(e)) from None
+        k, n = self.shard
+        self.selected = shard.select({c.name: c.path for c in self.cases.values()}, k, n, durations)
 
     def _check_resumable(self, previous: dict, index_hash: str | None) -> None:
         was = previous.get("backend", {}).get("requested")
         if was != self.backend:
             raise pytest.UsageError(f"cannot --resume: {self.report_dir} holds a run of backend "
                                     f"{was!r}, not {self.backend!r}")
+        was_shard = previous.get("shard") or {}
+        if (was_shard.get("index"), was_shard.get("total")) != (self.shard or (None, None)):
+            raise pytest.UsageError(f"cannot --resume: {self.report_dir} holds a run of a "
+                                    f"different --shard; start a fresh run")
         old_hash = previous.get("corpus", {}).get("index_sha256")
         if old_hash != index_hash:
             raise pytest.UsageError(
@@ -212,7 +248,7 @@ class Conformance:
                               detail=entry.reason or "listed as skip in the expectations")
         if self.executor is None:
             self.executor = Executor(self.backend, self.options, self.timeout)
-        result = self.executor.run(case)
+        result = with_reruns(self.executor.run, case, self.executor.run(case), self.reruns)
         return {k: plain(v) for k, v in result.items()}
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -309,6 +345,8 @@ class Corpus(pytest.Directory):
         state = self.config.pluginmanager.get_plugin(PLUGIN_NAME)
         groups: dict[str, list[Case]] = {}
         for case in state.cases.values():
+            if state.selected is not None and case.name not in state.selected:
+                continue  # another shard's case
             op = case.op or "unknown"
             groups.setdefault(f"{case.domain}.{op}" if case.domain else op, []).append(case)
         for op in sorted(groups):

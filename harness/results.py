@@ -11,7 +11,7 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-STATUSES = ("pass", "fail", "unsupported", "error", "crash", "timeout", "skip")
+STATUSES = ("pass", "fail", "unsupported", "error", "crash", "timeout", "flaky", "skip")
 FIELDS = (
     "case", "op", "domain", "opset", "since_version", "dtype", "example", "kind",
     "status", "stage", "detail",
