@@ -50,6 +50,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="an expected failure that now passes does not fail the run")
     p.add_argument("--resume", action="store_true",
                    help="keep the cases already in REPORT_DIR/results.jsonl and run the rest")
+    p.add_argument("--memory-limit", default="4G", metavar="SIZE",
+                   help="memory each executor process may use (4G, 512M; 0 for no limit); a "
+                        "backend that runs out is a crash of its case; default 4G")
     p.add_argument("--shard", metavar="K/N",
                    help="run shard K of N (1-based): a deterministic, cost-balanced 1/N of the "
                         "cases; merge the N report directories with merge-reports")
@@ -92,6 +95,7 @@ def pytest_args(args: argparse.Namespace, cases: Path, report_dir: Path,
         "--conformance-backend", args.backend,
         "--conformance-report-dir", str(report_dir),
         "--conformance-timeout", str(args.timeout),
+        "--conformance-memory-limit", args.memory_limit,
     ]
     for pair in args.backend_option:
         out += ["--conformance-backend-option", pair]

@@ -6,7 +6,7 @@ import hashlib
 import json
 import os
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -41,6 +41,7 @@ class Case:
     tolerance: dict | None = None
     reason: str | None = None  # for expect-error: the spec sentence the case violates
     skip: str | None = None  # why the runner cannot run it at all
+    unsafe: str | None = None  # why the case must not be read at all (harness/safety.py)
 
     def as_message(self) -> dict:
         """What travels to the executor: small, picklable, nothing the child must recompute."""
@@ -63,17 +64,28 @@ def find_cases(root: Path) -> list[Case]:
     root = Path(root)
     if not root.is_dir():
         raise CorpusError(f"cases directory {root} does not exist")
+    from harness.safety import symlink_leaving
+
     found: dict[str, Path] = {}
+    unsafe: dict[str, str] = {}  # folders that are symlinks out of the corpus: reported, not read
+
+    def add(case_dir: Path) -> None:
+        name = case_dir.name
+        if name in found:
+            raise CorpusError(f"two cases are named {name}: {found[name]} and {case_dir}")
+        found[name] = case_dir
+
     for dirpath, dirnames, filenames in os.walk(root):
         if MODEL in filenames:
-            case_dir = Path(dirpath)
-            name = case_dir.name
-            if name in found:
-                raise CorpusError(f"two cases are named {name}: {found[name]} and {case_dir}")
-            found[name] = case_dir
+            add(Path(dirpath))
             dirnames[:] = []  # a case's own test_data_set_* folders hold no further cases
-        else:
-            dirnames.sort()
+            continue
+        dirnames.sort()
+        for d in dirnames:  # os.walk does not follow these; each is reported, never read
+            target = symlink_leaving(str(root), os.path.join(dirpath, d))
+            if target is not None:
+                add(Path(dirpath) / d)
+                unsafe[d] = f"case directory is a symlink to {target!r}, outside the corpus"
 
     if not found:
         raise CorpusError(f"no cases under {root}: no folder there holds a {MODEL}")
@@ -88,6 +100,10 @@ def find_cases(root: Path) -> list[Case]:
             )
     for name, case_dir in found.items():
         entry = index.get(name) if index is not None else None
+        if name in unsafe:
+            facts = _from_index(name, case_dir, entry) if entry else _unknown(name, case_dir)
+            cases.append(replace(facts, unsafe=unsafe[name]))
+            continue
         cases.append(_from_index(name, case_dir, entry) if entry else _inferred(name, case_dir))
     cases.sort(key=lambda c: (c.op or "", c.name))
     return cases
@@ -120,16 +136,21 @@ def _from_index(name: str, case_dir: Path, entry: dict) -> Case:
     )
 
 
+def _unknown(name: str, case_dir: Path) -> Case:
+    return Case(name=name, path=str(case_dir), op=None, opset=None, since_version=None,
+                dtype=None, example=name)
+
+
 def _inferred(name: str, case_dir: Path) -> Case:
     """Facts read from the model itself, for corpora without an index (onnx's own data/node)."""
-    import onnx
     from onnx import defs
 
-    try:
-        model = onnx.load_model(str(case_dir / MODEL), load_external_data=False)
+    from harness.safety import read_model
+
+    try:  # size- and symlink-checked: a hostile model.onnx costs the controller nothing
+        model = read_model(str(case_dir))
     except Exception:  # an unreadable model is still a case: loading it will say why
-        return Case(name=name, path=str(case_dir), op=None, opset=None, since_version=None,
-                    dtype=None, example=name)
+        return _unknown(name, case_dir)
     graph = model.graph
     domain = graph.node[0].domain if len(graph.node) == 1 else ""
     op = graph.node[0].op_type if len(graph.node) == 1 else "graph"

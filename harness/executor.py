@@ -5,10 +5,12 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
-import tempfile
+import sys
+import threading
 import time
 from typing import Any
 
+from harness import safety
 from harness.compare import compare_outputs
 from harness.corpus import EXPECT_ERROR, data_sets, value_types
 from harness.results import new_result
@@ -18,6 +20,10 @@ IDLE, LOAD, RUN, COMPARE = 0, 1, 2, 3
 STAGE_NAMES = {LOAD: "load", RUN: "run", COMPARE: "compare"}
 GRACE_SECONDS = 0.5
 DETAIL_LIMIT = 800
+TAIL_BYTES = 8192  # of the backend's stdout/stderr, kept for a crash report
+# Where the backend may run out of memory in a way that does not raise MemoryError in Python.
+_OUT_OF_MEMORY = ("MemoryError", "bad_alloc", "Cannot allocate memory", "out of memory")
+LIMITS = safety.Limits()  # the executor's own, set by _serve from --memory-limit
 
 
 class BackendUnavailable(Exception):
@@ -65,21 +71,28 @@ def run_case(adapter: Any, case: dict, stage=None) -> dict:
         return new_result(case, status=status, stage=where, detail=detail,
                           seconds=time.perf_counter() - started, **metrics)
 
+    if case.get("unsafe"):  # found so by the corpus walk: nothing of it is read
+        return finish("error", "load", case["unsafe"])
     if case.get("skip"):
         return finish("skip", None, case["skip"])
 
-    model = _read_model(case["path"])  # None when unreadable: prepare will say why
+    mark(LOAD)
+    try:  # before any backend or loader sees a byte of it (issue 6)
+        model = safety.check_case(case["path"], case.get("kind"), LIMITS)
+    except safety.UnsafeCase as e:
+        return finish("error", "load", one_line(str(e)))
     capabilities = getattr(adapter, "capabilities", None)
     if capabilities is not None:
-        ir = model.ir_version if model is not None and getattr(capabilities, "ir", None) else None
+        ir = model.ir_version if getattr(capabilities, "ir", None) else None
         reason = capabilities.reason_unsupported(case.get("opset"), ir, case.get("dtype"))
         if reason:
             return finish("unsupported", "load", reason)
 
-    mark(LOAD)
     try:
         # The graph's declared types say which files hold sequences, optionals or maps.
-        sets = data_sets(case["path"], value_types(model) if model is not None else None)
+        sets = data_sets(case["path"], value_types(model))
+    except MemoryError:
+        raise
     except Exception as e:
         return finish("error", "load", f"cannot read the case's test data: {describe(e)}")
     expect_error = case.get("kind") == EXPECT_ERROR
@@ -89,6 +102,8 @@ def run_case(adapter: Any, case: dict, stage=None) -> dict:
     model_path = os.path.join(case["path"], "model.onnx")
     try:
         prepared = adapter.prepare(model_path)
+    except MemoryError:
+        raise  # the memory limit: _serve reports it and starts afresh
     except Exception as e:
         if expect_error:
             return finish("pass", "load", describe(e))
@@ -99,6 +114,8 @@ def run_case(adapter: Any, case: dict, stage=None) -> dict:
         mark(RUN)
         try:
             outputs = adapter.run(prepared, data.inputs)
+        except MemoryError:
+            raise
         except Exception as e:
             if expect_error:
                 return finish("pass", "run", describe(e))
@@ -136,22 +153,22 @@ def _classify(adapter, exc: BaseException, stage: str) -> str:
     return status if status in ("unsupported", "error") else "error"
 
 
-def _read_model(path: str):
-    import onnx
-
-    try:
-        return onnx.load_model(os.path.join(path, "model.onnx"), load_external_data=False)
-    except Exception:  # prepare will report the unreadable model
-        return None
-
-
-def _serve(conn, backend: str, options: dict, stage, log_path: str) -> None:
-    # The backend's own stdout/stderr go to a file the parent reads when this process dies,
-    # so a crash report carries the backend's last words (an abort message, a CUDA error).
-    fd = os.open(log_path, os.O_WRONLY | os.O_APPEND)
-    os.dup2(fd, 1)
-    os.dup2(fd, 2)
-    os.close(fd)
+def _serve(conn, backend: str, options: dict, stage, log, memory_limit: int | None = None,
+           parent: int | None = None) -> None:
+    global LIMITS
+    _die_with(parent)
+    # The backend's own stdout/stderr go to a pipe the parent drains as it fills, keeping the
+    # last few KB: a crash report carries the backend's last words (an abort message, a CUDA
+    # error), and a backend printing megabytes neither blocks nor piles up anywhere.
+    os.dup2(log.fileno(), 1)
+    os.dup2(log.fileno(), 2)
+    log.close()
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None and hasattr(stream, "reconfigure"):
+            stream.reconfigure(line_buffering=True)  # Python's own last words survive an abort
+    if memory_limit:
+        _limit_memory(memory_limit)
+    LIMITS = safety.limits_for(memory_limit)
     try:
         from harness.backends import registry
 
@@ -170,15 +187,54 @@ def _serve(conn, backend: str, options: dict, stage, log_path: str) -> None:
             return
         if case is None:
             return
+        out_of_memory = False
         try:
             result = run_case(adapter, case, stage)
+        except MemoryError:
+            out_of_memory = True  # built below, once the frames holding the memory are gone
         except Exception as e:  # a harness bug still answers, so the run goes on
             result = new_result(case, status="error", stage=STAGE_NAMES.get(stage.value),
                                 detail=f"harness: {describe(e)}")
+        if out_of_memory:
+            where = STAGE_NAMES.get(stage.value)
+            result = new_result(case, status="crash", stage=where,
+                                detail=memory_detail(memory_limit, where, "MemoryError"))
         try:
             conn.send(result)
         except OSError:
             return
+        if out_of_memory:
+            return  # a process that ran out is not trusted with the next case: start afresh
+
+
+def memory_detail(limit: int | None, where: str | None, what: str) -> str:
+    size = f" of {safety.size_text(limit)} bytes" if limit else ""
+    during = f" during {where}" if where else ""
+    return f"memory limit{size} reached{during} ({what})"
+
+
+def _limit_memory(limit: int) -> None:
+    """RLIMIT_DATA where the kernel counts every private writable mapping in it (Linux 4.7+):
+    unlike RLIMIT_AS it ignores address space a runtime only reserves, and shared libraries."""
+    import resource
+
+    which = resource.RLIMIT_DATA if sys.platform.startswith("linux") else resource.RLIMIT_AS
+    _, hard = resource.getrlimit(which)
+    soft = limit if hard == resource.RLIM_INFINITY else min(limit, hard)
+    resource.setrlimit(which, (soft, hard))
+
+
+def _die_with(parent: int | None) -> None:
+    """This process ends when its parent does, even while a backend call hangs (no orphans)."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+    if parent is not None and os.getppid() != parent:
+        os._exit(0)  # the parent died before the line above took effect
 
 
 # ---------------------------------------------------------------------------------------------
@@ -189,8 +245,10 @@ class Executor:
     """One child process holding one adapter; restarted after a crash or a timeout."""
 
     def __init__(self, backend: str, options: dict[str, str] | None = None,
-                 timeout: float = 60.0, start_timeout: float | None = None):
+                 timeout: float = 60.0, start_timeout: float | None = None,
+                 memory_limit: int | None = safety.DEFAULT_MEMORY_LIMIT):
         self.backend = backend
+        self.memory_limit = memory_limit or None  # bytes the child may use; None: no limit
         self.options = dict(options or {})
         self.timeout = timeout
         self.start_timeout = start_timeout if start_timeout is not None else max(60.0, timeout)
@@ -198,28 +256,25 @@ class Executor:
         self._proc = None
         self._conn = None
         self._stage = None
-        self._log_fd: int | None = None
+        self._tail: _Tail | None = None
 
     def start(self) -> dict:
         """Start the child and wait for the adapter; BackendUnavailable says why it failed."""
         # spawn, not fork: a forked copy of a process that has started onnxruntime's (or any
         # runtime's) threads can deadlock on locks those threads held.
         ctx = multiprocessing.get_context("spawn")
-        if self._log_fd is not None:
-            os.close(self._log_fd)
-        self._log_fd, log_path = tempfile.mkstemp(prefix="conformance-executor-", suffix=".log")
         self._stage = ctx.RawValue("b", IDLE)
         parent, child = ctx.Pipe()
+        log_read, log_write = ctx.Pipe(duplex=False)
         proc = ctx.Process(target=_serve, name="conformance-executor",
-                           args=(child, self.backend, self.options, self._stage, log_path))
+                           args=(child, self.backend, self.options, self._stage, log_write,
+                                 self.memory_limit, os.getpid()))
         proc.start()
         child.close()
+        log_write.close()
+        self._tail = _Tail(log_read)
         self._proc, self._conn = proc, parent
-        try:
-            return self._handshake()
-        finally:
-            # Both ends hold it open by now; unlinked, it cannot outlive a killed run.
-            os.unlink(log_path)
+        return self._handshake()
 
     def _handshake(self) -> dict:
         proc, parent = self._proc, self._conn
@@ -253,7 +308,7 @@ class Executor:
             except BackendUnavailable as e:
                 return new_result(message, status="error", stage="load",
                                   detail=f"executor could not start: {e}")
-        os.ftruncate(self._log_fd, 0)
+        self._tail.clear()
         started = time.perf_counter()
         try:
             self._conn.send(message)
@@ -275,8 +330,11 @@ class Executor:
         why = describe_exit(self._proc.exitcode)
         tail = self._log_tail("; backend said: ")
         self._drop()
-        return new_result(message, status="crash", stage=where, seconds=seconds,
-                          detail=f"executor {why}" + (f" during {where}" if where else "") + tail)
+        if any(word in tail for word in _OUT_OF_MEMORY):
+            detail = memory_detail(self.memory_limit, where, f"executor {why}") + tail
+        else:
+            detail = f"executor {why}" + (f" during {where}" if where else "") + tail
+        return new_result(message, status="crash", stage=where, seconds=seconds, detail=detail)
 
     def close(self) -> None:
         if self._proc is not None and self._proc.is_alive():
@@ -286,16 +344,9 @@ class Executor:
                 pass
             self._proc.join(2)
         self._kill()
-        if self._log_fd is not None:
-            os.close(self._log_fd)
-            self._log_fd = None
 
     def _log_tail(self, prefix: str) -> str:
-        try:
-            size = os.fstat(self._log_fd).st_size
-            text = os.pread(self._log_fd, 4096, max(0, size - 4096)).decode("utf-8", "replace")
-        except (OSError, TypeError):
-            return ""
+        text = self._tail.text() if self._tail is not None else ""
         lines = [ln for ln in text.splitlines() if ln.strip()]
         return prefix + one_line(" | ".join(lines[-3:]), 400) if lines else ""
 
@@ -315,3 +366,41 @@ class Executor:
         if self._proc is not None and not self._proc.is_alive():
             self._proc.close()
         self._proc = self._conn = None
+
+
+class _Tail:
+    """The last TAIL_BYTES the child wrote to stdout/stderr, drained by a thread as they come."""
+
+    def __init__(self, conn):
+        self._conn = conn  # the read end; only the thread touches it, and closes it at EOF
+        self._data = bytearray()
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._drain, name="conformance-executor-log",
+                                        daemon=True)
+        self._thread.start()
+
+    def _drain(self) -> None:
+        fd = self._conn.fileno()
+        try:
+            while True:
+                chunk = os.read(fd, 1 << 16)
+                if not chunk:  # every writer is gone: the child has exited
+                    return
+                with self._lock:
+                    self._data += chunk
+                    if len(self._data) > 2 * TAIL_BYTES:
+                        del self._data[:-TAIL_BYTES]
+        except OSError:
+            return
+        finally:
+            self._conn.close()
+
+    def clear(self) -> None:
+        with self._lock:
+            self._data.clear()
+
+    def text(self, wait: float = 1.0) -> str:
+        """What is kept, after waiting (briefly) for a dead child's last bytes to arrive."""
+        self._thread.join(wait)
+        with self._lock:
+            return bytes(self._data[-TAIL_BYTES:]).decode("utf-8", "replace")

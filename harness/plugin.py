@@ -5,13 +5,16 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import signal
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 
 import harness
 from harness import expectations as baseline
+from harness import safety
 from harness import shard
 from harness.corpus import Case, CorpusError, find_cases, index_sha256
 from harness.executor import BackendUnavailable, Executor, one_line
@@ -29,6 +32,8 @@ PROPERTY = "conformance"
 CARRIED = ("status", "stage", "detail", "max_abs_err", "max_rel_err", "max_ulp", "mismatches",
            "first_bad_index", "seconds")
 VERDICT = pytest.StashKey["baseline.Verdict | None"]()
+# Written only when a run ends; removed when one starts, so none outlives the run it describes.
+STALE_REPORTS = ("matrix.json", "matrix.md", "matrix.html", "junit.xml")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -45,6 +50,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--conformance-update-expectations", action="store_true")
     group.addoption("--conformance-allow-fixes", action="store_true")
     group.addoption("--conformance-resume", action="store_true")
+    group.addoption("--conformance-memory-limit", default="4G", metavar="SIZE")
     group.addoption("--conformance-shard", metavar="K/N")
     group.addoption("--conformance-shard-durations", metavar="RESULTS_JSONL")
     group.addoption("--conformance-rerun-failures", type=int, default=0, metavar="N")
@@ -53,6 +59,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("conformance_cases"):
         config.pluginmanager.register(Conformance(config), PLUGIN_NAME)
+
+
+def _interrupt_on_sigterm():
+    """SIGTERM (a CI job cancelled) stops the run as Ctrl-C does: every result so far kept,
+    run.json marked incomplete, executors and workers shut down. Returns the old handler."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, signal.default_int_handler)
 
 
 def parse_backend_options(pairs: list[str]) -> dict[str, str]:
@@ -90,6 +104,11 @@ class Conformance:
             raise pytest.UsageError("--update-expectations needs --expectations FILE")
         # Under xdist only the controller records (as pytest's stepwise.py does).
         self.is_worker = hasattr(config, "workerinput")
+        try:
+            self.memory_limit = safety.parse_size(opt("conformance_memory_limit"))
+        except ValueError as e:
+            raise pytest.UsageError(f"--memory-limit: {e}") from None
+        self._sigterm = None if self.is_worker else _interrupt_on_sigterm()
         self.cases: dict[str, Case] = {}
         self.expectations: dict[str, baseline.Expectation] | None = None
         self.executor: Executor | None = None
@@ -137,7 +156,8 @@ class Conformance:
         previous = read_json(self.report_dir / RUN) if resume else None
         if previous:
             self._check_resumable(previous, index_hash)
-        self.executor = Executor(self.backend, self.options, self.timeout)
+        self.executor = Executor(self.backend, self.options, self.timeout,
+                                 memory_limit=self.memory_limit)
         try:
             info = self.executor.start()
         except BackendUnavailable as e:
@@ -145,6 +165,8 @@ class Conformance:
             self.executor = None
             raise pytest.UsageError(str(e)) from None
         self.report_dir.mkdir(parents=True, exist_ok=True)
+        for stale in STALE_REPORTS:  # a killed run must not sit beside an older run's reports
+            (self.report_dir / stale).unlink(missing_ok=True)
         self.log = ResultsLog(self.report_dir / RESULTS, resume=resume)
         self.done = {r["case"] for r in self.log.prior}
         if self.config.pluginmanager.hasplugin("dsession"):
@@ -247,7 +269,8 @@ class Conformance:
             return new_result(case, status="skip", seconds=0.0,
                               detail=entry.reason or "listed as skip in the expectations")
         if self.executor is None:
-            self.executor = Executor(self.backend, self.options, self.timeout)
+            self.executor = Executor(self.backend, self.options, self.timeout,
+                                     memory_limit=self.memory_limit)
         result = with_reruns(self.executor.run, case, self.executor.run(case), self.reruns)
         return {k: plain(v) for k, v in result.items()}
 
@@ -309,6 +332,10 @@ class Conformance:
                 self.verdict.exit_code = session.exitstatus = baseline.SETUP_ERROR
                 self.run_info["exit_code"] = baseline.SETUP_ERROR
         write_json(self.report_dir / RUN, self.run_info)
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        if self._sigterm is not None:
+            signal.signal(signal.SIGTERM, self._sigterm)
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
         if self.log is None:

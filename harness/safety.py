@@ -1,0 +1,438 @@
+"""Checks a case before anything reads it in earnest, so a hostile corpus costs only its own cases.
+
+What a case may do, and the one-line reason when it does not (issue 6; ONNX's own CVE-2022-25882,
+CVE-2024-27318 and CVE-2026-27489 were path traversal through external data, CVE-2026-34445 memory
+exhaustion through its metadata):
+- every file it names (model.onnx, test_data_set_N/*.pb, external data) resolves, symlinks
+  included, inside the case directory: no absolute location, no `..`, no symlink leading out;
+- every file is a regular file of at most `Limits.file_bytes`, read with a bounded read;
+- every tensor's declared size is checked against the bytes actually present before anything is
+  allocated from it, and against `Limits.tensor_bytes`;
+- the test data matches the model: one file per declared input and output, numbered 0..N-1, each
+  input of the declared element type and static shape.
+Files are parsed with protobuf only: nothing in a corpus is evaluated or unpickled.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import posixpath
+import re
+import stat
+from dataclasses import dataclass
+
+from harness.corpus import EXPECT_ERROR, MODEL, _numbered
+
+# One serialized protobuf message cannot exceed 2 GiB (protobuf's own limit), so no model.onnx or
+# .pb file can legitimately be larger; larger weights live in external data, which the harness
+# never reads for a model (the backend does, after the checks below).
+MAX_FILE_BYTES = 2**31 - 1
+# The executor's default memory limit (run-conformance --memory-limit): one tensor larger than
+# the process may hold cannot load anyway, so it is refused with a reason instead of a crash.
+DEFAULT_MEMORY_LIMIT = 4 * 2**30
+
+# Element sizes the schema cannot give (numpy has no sub-byte types). onnx.proto, TensorProto:
+# "Each pair of uint4, int4, and float4 values MUST be packed as two 4-bit elements into a single
+# byte"; "Each group of four uint2, int2 values MUST be packed as four 2-bit elements";
+# float6 "packed 4-at-a-time into 3 bytes ... the packed byte length is ceil(6 * num_elements / 8)".
+_SUB_BYTE_BITS = {"int4": 4, "uint4": 4, "float4e2m1": 4, "int2": 2, "uint2": 2,
+                  "float6e2m3": 6, "float6e3m2": 6}
+
+
+class UnsafeCase(Exception):
+    """The case cannot be run safely; the message is one line naming the file and the problem."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    file_bytes: int = MAX_FILE_BYTES  # model.onnx and each .pb
+    tensor_bytes: int = DEFAULT_MEMORY_LIMIT  # one tensor's declared size
+
+
+def limits_for(memory_limit: int | None) -> Limits:
+    """The tensor cap follows the executor's memory limit (none: the default cap)."""
+    return Limits(tensor_bytes=memory_limit or DEFAULT_MEMORY_LIMIT)
+
+
+def check_case(case_dir: str, kind: str | None = None, limits: Limits = Limits()):
+    """The case's ModelProto (external data not loaded) once every check passed; UnsafeCase if not."""
+    case = _CaseDir(case_dir, limits)
+    model = case.model()
+    for where, tensor in _model_tensors(model):
+        case.check_tensor(tensor, MODEL, where, "")
+    case.check_data_sets(model, expect_error=kind == EXPECT_ERROR)
+    return model
+
+
+def read_model(case_dir: str, limits: Limits = Limits()):
+    """model.onnx parsed with the size and symlink checks only (for reading a case's facts)."""
+    return _CaseDir(case_dir, limits).model()
+
+
+def symlink_leaving(root: str, path: str) -> str | None:
+    """The target of `path` when it is a symlink resolving outside `root`, else None."""
+    if not os.path.islink(path):
+        return None
+    if _inside(os.path.realpath(root), os.path.realpath(path)):
+        return None
+    return os.readlink(path)
+
+
+def size_text(n: int) -> str:
+    """Byte counts as a reader takes them in: 24, 1,048,576, 2^66."""
+    if n >= 2**20 and n & (n - 1) == 0:
+        return f"2^{n.bit_length() - 1}"
+    return f"{n:,}"
+
+
+def _inside(real_root: str, real_path: str) -> bool:
+    return real_path == real_root or real_path.startswith(real_root.rstrip(os.sep) + os.sep)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+class _CaseDir:
+    def __init__(self, case_dir: str, limits: Limits):
+        self.dir = os.fspath(case_dir)
+        self.real = os.path.realpath(self.dir)
+        self.limits = limits
+
+    # -- files -------------------------------------------------------------------------------
+
+    def _resolve(self, rel: str) -> str:
+        """The real path of `rel` (relative to the case), refused when it resolves outside."""
+        path = os.path.join(self.dir, rel)
+        real = os.path.realpath(path)
+        if _inside(self.real, real):
+            return real
+        # Name the component that leads out: the file itself or a folder on the way.
+        parts = rel.split("/")
+        for i in range(1, len(parts) + 1):
+            sub = "/".join(parts[:i])
+            if os.path.islink(os.path.join(self.dir, sub)):
+                raise UnsafeCase(f"{sub} is a symlink leading outside the case directory")
+        raise UnsafeCase(f"{rel} leads outside the case directory")
+
+    def _regular(self, rel: str, shown: str | None = None) -> tuple[str, int]:
+        shown = shown or rel
+        real = self._resolve(rel)
+        try:
+            st = os.stat(real)
+        except FileNotFoundError:
+            raise UnsafeCase(f"{shown} missing") from None
+        except OSError as e:
+            raise UnsafeCase(f"{shown} cannot be read: {e.strerror}") from None
+        if not stat.S_ISREG(st.st_mode):  # a FIFO would block the reader, a device never ends
+            raise UnsafeCase(f"{shown} is not a regular file")
+        return real, st.st_size
+
+    def read(self, rel: str) -> bytes:
+        real, size = self._regular(rel)
+        limit = self.limits.file_bytes
+        if size > limit:
+            raise UnsafeCase(f"{rel} is {size_text(size)} bytes, more than the "
+                             f"{size_text(limit)}-byte limit")
+        # O_NONBLOCK: should the file have been swapped for a FIFO since the stat, open
+        # still returns at once.
+        fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise UnsafeCase(f"{rel} is not a regular file")
+            chunks, left = [], limit + 1
+            while left > 0:
+                chunk = os.read(fd, min(left, 1 << 24))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                left -= len(chunk)
+        finally:
+            os.close(fd)
+        data = b"".join(chunks)
+        if len(data) > limit:
+            raise UnsafeCase(f"{rel} grew past the {size_text(limit)}-byte limit while read")
+        return data
+
+    def model(self):
+        import onnx
+
+        data = self.read(MODEL)
+        if not data:
+            raise UnsafeCase(f"{MODEL} is empty")
+        model = onnx.ModelProto()
+        try:
+            model.ParseFromString(data)
+        except Exception:  # DecodeError, or recursion too deep: the same thing to a reader
+            raise UnsafeCase(f"{MODEL}: truncated or not an ONNX model") from None
+        if not model.HasField("graph"):
+            raise UnsafeCase(f"{MODEL}: not an ONNX model (no graph)")
+        return model
+
+    # -- tensors -----------------------------------------------------------------------------
+
+    def check_tensor(self, t, rel: str, where: str, base: str) -> None:
+        """`where` names the tensor inside `rel` ('' for a .pb file's own tensor); `base` is the
+        folder its external data is relative to, relative to the case."""
+        from onnx import TensorProto
+
+        head = f"{rel}: {where} " if where else f"{rel}: "
+        if t.data_type == TensorProto.UNDEFINED:
+            raise UnsafeCase(f"{head}no data type")
+        if t.data_type not in TensorProto.DataType.values():
+            raise UnsafeCase(f"{head}data type {t.data_type} is not an ONNX type")
+        dtype = TensorProto.DataType.Name(t.data_type).lower()
+        dims = list(t.dims)
+        if any(d < 0 for d in dims):
+            raise UnsafeCase(f"{head}dims {dims} include a negative size")
+        if t.HasField("segment"):
+            raise UnsafeCase(f"{head}segmented tensors are not supported")
+        count = math.prod(dims)
+        location = next((e.value for e in t.external_data if e.key == "location"), None)
+        external = t.data_location == TensorProto.EXTERNAL
+        if external or location is not None:
+            present = self._external(t, head, base)
+        if dtype == "string":
+            if external:
+                raise UnsafeCase(f"{head}string tensors cannot use external data")
+            held = len(t.string_data)
+            if held != count:
+                raise UnsafeCase(f"{head}dims {dims} need {size_text(count)} strings, "
+                                 f"the file holds {held}")
+            return
+        bits = _SUB_BYTE_BITS.get(dtype)
+        need = -(-count * bits // 8) if bits else count * _itemsize(t.data_type)
+        if external:
+            if need != present:
+                raise UnsafeCase(f"{head}dims {dims} need {size_text(need)} bytes, its "
+                                 f"external data holds {size_text(present)}")
+        elif t.HasField("raw_data"):
+            if need != len(t.raw_data):
+                raise UnsafeCase(f"{head}dims {dims} need {size_text(need)} bytes, the file "
+                                 f"holds {size_text(len(t.raw_data))}")
+        else:
+            field = _field(t.data_type)
+            held = len(getattr(t, field))
+            values = count * 2 if dtype.startswith("complex") else count
+            if bits in (2, 4):  # int32_data carries one packed byte per entry
+                values = need
+            if held != values:
+                raise UnsafeCase(f"{head}dims {dims} need {size_text(values)} values, "
+                                 f"the file holds {size_text(held)}")
+        if need > self.limits.tensor_bytes:
+            raise UnsafeCase(f"{head}dims {dims} need {size_text(need)} bytes, more than the "
+                             f"{size_text(self.limits.tensor_bytes)}-byte tensor limit")
+
+    def _external(self, t, head: str, base: str) -> int:
+        """The byte count the external data holds for `t`, after every check on its location."""
+        info = {e.key: e.value for e in t.external_data}
+        location = info.get("location")
+        if not location:
+            raise UnsafeCase(f"{head}external data has no location")
+        said = f"external data location {location!r}"
+        if "\x00" in location:
+            raise UnsafeCase(f"{head}{said} holds a NUL byte")
+        # Both separators count: a Windows-style '..\\..\\x' must not pass as one odd file name.
+        portable = location.replace("\\", "/")
+        if portable.startswith("/") or re.match(r"^[A-Za-z]:", portable):
+            raise UnsafeCase(f"{head}{said} is absolute")
+        normal = posixpath.normpath(portable)
+        if normal == ".." or normal.startswith("../"):
+            raise UnsafeCase(f"{head}{said} leaves the case directory")
+        rel = posixpath.normpath(posixpath.join(base, normal)) if base else normal
+        if rel == ".." or rel.startswith("../"):
+            raise UnsafeCase(f"{head}{said} leaves the case directory")
+        try:
+            _, size = self._regular(rel, shown=f"external data {location!r}")
+        except UnsafeCase as e:
+            text = str(e)
+            if "symlink leading outside" in text or "leads outside" in text:
+                raise UnsafeCase(f"{head}{said} is a symlink leading outside the case "
+                                 f"directory") from None
+            raise UnsafeCase(head + text) from None
+        numbers = {}
+        for key in ("offset", "length"):
+            value = info.get(key)
+            if value is None:
+                continue
+            if not (value.isascii() and value.isdigit()):
+                raise UnsafeCase(f"{head}external data {key} {value!r} is not a number")
+            numbers[key] = int(value)
+        offset = numbers.get("offset", 0)
+        length = numbers.get("length", max(size - offset, 0))
+        if offset + length > size:
+            raise UnsafeCase(f"{head}external data {location!r}: offset {offset:,} + length "
+                             f"{length:,} is past its end ({size:,} bytes)")
+        return length
+
+    # -- test data ---------------------------------------------------------------------------
+
+    def check_data_sets(self, model, expect_error: bool) -> None:
+        graph = model.graph
+        initialized = {t.name for t in graph.initializer}
+        declared = list(graph.input)
+        required = [v for v in declared if v.name not in initialized]
+        for set_name in _numbered(os.listdir(self.dir), "test_data_set_"):
+            real = self._resolve(set_name)
+            if not os.path.isdir(real):
+                raise UnsafeCase(f"{set_name} is not a directory")
+            files = os.listdir(real)
+            inputs = self._files(set_name, files, "input")
+            outputs = self._files(set_name, files, "output")
+            if not required_count_ok(len(inputs), len(required), len(declared)):
+                n = len(required) if len(inputs) < len(required) else len(declared)
+                raise UnsafeCase(f"{MODEL} declares {_plural(n, 'input')}, {set_name} has "
+                                 f"{_plural(len(inputs), 'input file')}")
+            if len(outputs) > len(graph.output):
+                raise UnsafeCase(f"{MODEL} declares {_plural(len(graph.output), 'output')}, "
+                                 f"{set_name} has {_plural(len(outputs), 'output file')}")
+            if len(outputs) < len(graph.output) and not expect_error:
+                raise UnsafeCase(f"{set_name}/output_{len(outputs)}.pb missing")
+            for k, name in enumerate(inputs):
+                self._check_value(f"{set_name}/{name}", set_name,
+                                  required[k] if k < len(required) else declared[k],
+                                  "input", check_type=not expect_error)
+            for k, name in enumerate(outputs):
+                self._check_value(f"{set_name}/{name}", set_name, graph.output[k], "output",
+                                  check_type=not expect_error)
+
+    def _files(self, set_name: str, files: list[str], prefix: str) -> list[str]:
+        """input_0.pb .. input_{N-1}.pb in order; a gap or a duplicate number is an error."""
+        names = _numbered(files, prefix + "_")
+        numbers = [int(re.search(r"_(\d+)", n).group(1)) for n in names]
+        for k, (number, name) in enumerate(zip(numbers, names)):
+            if number != k:
+                if k and numbers[k - 1] == number:
+                    raise UnsafeCase(f"{set_name} has two files for {prefix} {number}: "
+                                     f"{names[k - 1]} and {name}")
+                raise UnsafeCase(f"{set_name}/{prefix}_{k}.pb missing")
+        return names
+
+    def _check_value(self, rel: str, set_name: str, value_info, role: str,
+                     check_type: bool) -> None:
+        import onnx
+
+        kind = value_info.type.WhichOneof("value")
+        proto = {"sequence_type": onnx.SequenceProto, "optional_type": onnx.OptionalProto,
+                 "map_type": onnx.MapProto}.get(kind, onnx.TensorProto)
+        data = self.read(rel)
+        if not data and proto is onnx.TensorProto:
+            raise UnsafeCase(f"{rel} is empty")
+        value = proto()
+        try:
+            value.ParseFromString(data)
+        except Exception:
+            raise UnsafeCase(f"{rel}: truncated or not a {proto.__name__}") from None
+        if proto is not onnx.TensorProto:
+            for where, tensor in _value_tensors(value, ""):
+                self.check_tensor(tensor, rel, where.strip(), set_name)
+            return
+        self.check_tensor(value, rel, "", set_name)
+        if not check_type or kind != "tensor_type":
+            return
+        declared = value_info.type.tensor_type
+        want = declared.elem_type
+        if want and value.data_type != want:
+            got = onnx.TensorProto.DataType.Name(value.data_type).lower()
+            raise UnsafeCase(f"{rel}: {got} tensor, the model's {role} {value_info.name!r} is "
+                             f"{onnx.TensorProto.DataType.Name(want).lower()}")
+        if role == "input" and declared.HasField("shape"):
+            dims = [d.dim_value if d.HasField("dim_value") else None
+                    for d in declared.shape.dim]
+            got = list(value.dims)
+            if len(dims) != len(got) or any(d is not None and d != g for d, g in zip(dims, got)):
+                shown = [d if d is not None else (s.dim_param or "?")
+                         for d, s in zip(dims, declared.shape.dim)]
+                raise UnsafeCase(f"{rel}: shape {got}, the model's {role} "
+                                 f"{value_info.name!r} is {shown}".replace("'?'", "?"))
+
+
+def required_count_ok(files: int, required: int, declared: int) -> bool:
+    """input_k feeds the k-th graph input that has no initializer; inputs with one may be fed."""
+    return required <= files <= declared
+
+
+def _itemsize(data_type: int) -> int:
+    from onnx import helper
+
+    return helper.tensor_dtype_to_np_dtype(data_type).itemsize
+
+
+def _field(data_type: int) -> str:
+    from onnx import helper
+
+    return helper.tensor_dtype_to_field(data_type)
+
+
+def _model_tensors(model):
+    """(where, TensorProto) for every tensor the model holds, subgraphs and functions included."""
+    yield from _graph_tensors(model.graph, "")
+    for f in model.functions:
+        for node in f.node:
+            yield from _node_tensors(node, f"function '{f.name}' > ")
+
+
+def _graph_tensors(graph, prefix: str):
+    for t in graph.initializer:
+        yield f"{prefix}initializer {t.name!r}", t
+    for s in graph.sparse_initializer:
+        yield f"{prefix}sparse initializer {s.values.name!r}", s.values
+        yield f"{prefix}sparse initializer {s.values.name!r} indices", s.indices
+    for node in graph.node:
+        yield from _node_tensors(node, prefix)
+
+
+def _node_tensors(node, prefix: str):
+    from onnx import AttributeProto as A
+
+    label = f"{prefix}node {(node.name or node.op_type)!r}"
+    for a in node.attribute:
+        where = f"{label} attribute {a.name!r}"
+        if a.type == A.TENSOR or a.HasField("t"):
+            yield where, a.t
+        for i, t in enumerate(a.tensors):
+            yield f"{where}[{i}]", t
+        if a.type == A.SPARSE_TENSOR or a.HasField("sparse_tensor"):
+            yield where, a.sparse_tensor.values
+            yield f"{where} indices", a.sparse_tensor.indices
+        for i, s in enumerate(a.sparse_tensors):
+            yield f"{where}[{i}]", s.values
+            yield f"{where}[{i}] indices", s.indices
+        if a.type == A.GRAPH or a.HasField("g"):
+            yield from _graph_tensors(a.g, f"{where} > ")
+        for i, g in enumerate(a.graphs):
+            yield from _graph_tensors(g, f"{where}[{i}] > ")
+
+
+def _value_tensors(value, where: str):
+    """The tensors inside a SequenceProto, MapProto or OptionalProto, however deeply nested."""
+    import onnx
+
+    if isinstance(value, onnx.TensorProto):
+        yield where, value
+    elif isinstance(value, onnx.SparseTensorProto):
+        yield where, value.values
+        yield f"{where} indices", value.indices
+    elif isinstance(value, onnx.SequenceProto):
+        for field in ("tensor_values", "sparse_tensor_values", "sequence_values",
+                      "map_values", "optional_values"):
+            for i, v in enumerate(getattr(value, field)):
+                yield from _value_tensors(v, f"{where} element {i}")
+    elif isinstance(value, onnx.MapProto):
+        yield from _value_tensors(value.values, f"{where} values")
+    elif isinstance(value, onnx.OptionalProto):
+        for field in ("tensor_value", "sparse_tensor_value", "sequence_value", "map_value",
+                      "optional_value"):
+            if value.HasField(field):
+                yield from _value_tensors(getattr(value, field), where)
+
+
+def parse_size(text: str) -> int | None:
+    """'4G', '512M', '1.5GiB', '1048576' -> bytes (powers of 1024); '0' -> None, no limit."""
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(?:i?B)?\s*", str(text), re.IGNORECASE)
+    if not m:
+        raise ValueError(f"a size is a number of bytes with an optional K, M, G or T "
+                         f"(4G, 512M; 0 for no limit), not {text!r}")
+    scale = 1024 ** " KMGT".index(m.group(2).upper() or " ")
+    return int(float(m.group(1)) * scale) or None
