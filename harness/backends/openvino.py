@@ -6,7 +6,6 @@ import functools
 import re
 from typing import Any, Sequence
 
-import ml_dtypes
 import numpy as np
 import onnx
 import openvino as ov
