@@ -37,7 +37,7 @@ _DECLINED = (
     # "failed to legalize operation 'torch.operator' that was explicitly marked illegal".
     re.compile(r"failed to legalize operation 'torch\.\w+(\.\w+)*'"),
     # An element type the importer has no MLIR type for: "Unknown ONNX tensor element type: 27".
-    re.compile(r"[Uu]nsupported|[Uu]nknown ONNX tensor element type"),
+    re.compile(r"Unknown ONNX tensor element type"),
 )
 
 
