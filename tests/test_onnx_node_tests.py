@@ -126,3 +126,36 @@ def test_maps_compare_by_key():
     off = compare_outputs([e], [{1: e[1], 2: np.array([2.5], np.float32)}])
     assert off.status == "fail" and "output 0[1]" in off.detail
     assert compare_outputs([e], [[e[1], e[2]]]).status == "fail"
+
+
+def _agreement():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("agreement", REPO / "bench" / "agreement.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_agreement_with_onnx_runner_end_to_end(identity_corpora, capsys):
+    """Both runners on the same written corpus: onnx's Runner (from disk) and ours agree."""
+    agreement = _agreement()
+    assert agreement.main(["--cases", str(identity_corpora[0]), "-n", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "agreement on pass / not-pass: 3 of 3 cases (100.00%)" in out
+    assert "disagreements: 0" in out
+
+
+def test_agreement_explains_or_flags_each_disagreement():
+    agreement = _agreement()
+    theirs = {"a": ("pass", ""), "b": ("fail", "RuntimeError: Numpy_type 260 can't be converted to MLDataType."),
+              "c": ("fail", "AssertionError: Not equal to tolerance"), "d": ("skip", "opset"), "e": ("pass", "")}
+    ours = {"a": ("pass", ""), "b": ("pass", ""), "c": ("pass", ""), "d": ("unsupported", "opset 28"),
+            "e": ("fail", "output 0 differs")}
+    result = agreement.compare(theirs, ours)
+    assert result["agree"] == 2 and result["cases"] == 5
+    reasons = {d["case"]: d["reason"] for d in result["disagreements"]}
+    assert reasons["b"].startswith("onnx's Runner hands onnxruntime.backend ml_dtypes arrays")
+    assert reasons["c"] is None and reasons["e"] is None  # unexplained: the script exits 1
+    text = "\n".join(agreement.lines(result))
+    assert "2 unexplained" in text and "| skip | unsupported | 1 |" in text
