@@ -24,6 +24,7 @@ TAIL_BYTES = 8192  # of the backend's stdout/stderr, kept for a crash report
 # Where the backend may run out of memory in a way that does not raise MemoryError in Python.
 _OUT_OF_MEMORY = ("MemoryError", "bad_alloc", "Cannot allocate memory", "out of memory")
 LIMITS = safety.Limits()  # the executor's own, set by _serve from --memory-limit
+EXITING = "_executor_exits"  # in a result: the child ends after sending it
 
 
 class BackendUnavailable(Exception):
@@ -199,6 +200,7 @@ def _serve(conn, backend: str, options: dict, stage, log, memory_limit: int | No
             where = STAGE_NAMES.get(stage.value)
             result = new_result(case, status="crash", stage=where,
                                 detail=memory_detail(memory_limit, where, "MemoryError"))
+            result[EXITING] = True  # so the parent waits for this process, not sends it more
         try:
             conn.send(result)
         except OSError:
@@ -316,6 +318,8 @@ class Executor:
             if answered:
                 result = self._conn.recv()
                 result["seconds"] = time.perf_counter() - started
+                if result.pop(EXITING, False):
+                    self._kill()
                 return result
         except (EOFError, OSError):
             answered = True  # the pipe broke: the child is gone
@@ -348,7 +352,10 @@ class Executor:
     def _log_tail(self, prefix: str) -> str:
         text = self._tail.text() if self._tail is not None else ""
         lines = [ln for ln in text.splitlines() if ln.strip()]
-        return prefix + one_line(" | ".join(lines[-3:]), 400) if lines else ""
+        if not lines:
+            return ""
+        said = " ".join(" | ".join(lines[-3:]).split())
+        return prefix + (said if len(said) <= 400 else "..." + said[-397:])  # the last words
 
     def _kill(self) -> None:
         proc = self._proc
