@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
 import platform
 import re
+import signal
 import sys
+import threading
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -93,9 +96,11 @@ class ResultsLog:
 
     def append(self, result: dict) -> None:
         record = {k: plain(result.get(k)) for k in FIELDS}
-        self._file.write(json.dumps(record, ensure_ascii=False) + "\n")
-        self._file.flush()
-        self.written.append(record)
+        line = json.dumps(record, ensure_ascii=False) + "\n"
+        with _signals_held():  # Ctrl-C or SIGTERM lands before or after the record, not inside
+            self._file.write(line)
+            self._file.flush()
+            self.written.append(record)
 
     def all(self) -> list[dict]:
         """Prior (resumed) results then this run's, one per case, the later record winning."""
@@ -104,6 +109,21 @@ class ResultsLog:
 
     def close(self) -> None:
         self._file.close()
+
+
+@contextlib.contextmanager
+def _signals_held():
+    """SIGINT and SIGTERM wait until the block is done (main thread, where Python handles them)."""
+    held = {signal.SIGINT, signal.SIGTERM}
+    if not hasattr(signal, "pthread_sigmask") or \
+            threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def now() -> str:
