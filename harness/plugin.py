@@ -188,6 +188,7 @@ class Conformance:
             "finished": None,
             "complete": False,
             "timeout_seconds": self.timeout,
+            "memory_limit_bytes": self.memory_limit,
             "expectations": shown(self.expectations_path) if self.expectations_path else None,
             "counts": counts(self.log.prior),
             "exit_code": None,

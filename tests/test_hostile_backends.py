@@ -60,6 +60,7 @@ def test_each_misbehaviour_costs_only_its_case(hostile_backend_run):
     assert all(got[c]["status"] == "pass" for c in GOOD), proc.stdout
     run = json.loads((report / "run.json").read_text())
     assert run["complete"] is True and proc.returncode == 1
+    assert run["memory_limit_bytes"] == 512 * 2**20
 
 
 def test_a_flood_is_cut_to_its_last_words(hostile_backend_run):
