@@ -38,7 +38,7 @@ def collect(op_type: str | None = None) -> list[tuple[object, onnx.NodeProto]]:
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")  # the builders' own overflow warnings (Cast, Reduce*)
         cases = node_cases.collect_testcases(op_type)
-    nodes = node_cases._existing_names
+    nodes = getattr(node_cases, "_existing_names", {})  # onnx-internal; without it, see meta_of
     out, current = [], None
     for case in cases:
         current = nodes.get(case.name, current)

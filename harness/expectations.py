@@ -2,7 +2,8 @@
 
 The file (deqp-runner style) has one line per case, `case_name,status,reason`; `#` starts a
 comment line. `status` is one of the status words; `skip` entries are not run at all (a case
-known to hang or to take the machine down); a `flaky` entry accepts whatever the case does. The reason is free text and may hold commas.
+known to hang or to take the machine down); a `flaky` entry accepts whatever the case does.
+The reason is free text and may hold commas.
 
 Exit codes of run-conformance:
     0  nothing regressed: every case has its expected status, or (no entry) passed, was

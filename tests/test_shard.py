@@ -142,3 +142,15 @@ def test_bad_shard_is_a_usage_error(tmp_path):
     r = run_cli("--backend", TOY, "--shard", "5/4", "--cases", str(cases), "--report-dir",
                 str(tmp_path / "r"), cwd=tmp_path)
     assert r.returncode == 2 and "1 <= K <= N" in r.stdout + r.stderr
+
+
+def test_workers_of_a_shard_run_exactly_its_cases(tmp_path):
+    """Under -n 2 every worker computes the same shard: the cases run are the shard's, once each."""
+    cases = build_corpus(tmp_path / "cases", adds=NAMES, index=True)
+    r = run_cli("--backend", TOY, "--shard", "2/3", "-n", "2", "--cases", str(cases), "--report-dir",
+                str(tmp_path / "r"), cwd=tmp_path)
+    ran = [x["case"] for x in read_jsonl(tmp_path / "r" / "results.jsonl")]
+    want = shard.select({n: str(cases / "node" / n) for n in NAMES}, 2, 3)
+    assert sorted(ran) == sorted(want) and want, r.stdout[-2000:]
+    run = json.loads((tmp_path / "r" / "run.json").read_text())
+    assert run["shard"]["cases"] == sorted(want) and run["shard"]["corpus_cases"] == sorted(NAMES)
