@@ -113,9 +113,8 @@ class _CaseDir:
 
     def _resolve(self, rel: str) -> str:
         """The real path of `rel` (relative to the case), refused when it resolves outside."""
-        # Resolved from the case's own real path: the corpus's ancestors are the same for every
-        # file of every case, and resolving them again each time was a third of a case's checks.
-        real = os.path.realpath(os.path.join(self.real, rel))
+        path = os.path.join(self.dir, rel)
+        real = os.path.realpath(path)
         if _inside(self.real, real):
             return real
         # Name the component that leads out: the file itself or a folder on the way.
