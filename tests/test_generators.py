@@ -53,6 +53,24 @@ def test_expect_error_cases_break_a_stated_rule(corpus):
         assert not list((out / "node" / name / "test_data_set_0").glob("output_*.pb")), name
 
 
+def test_expect_error_models_are_wrong_only_in_the_rule_they_break(corpus):
+    """A rejection case that fails for a structural reason (say, an output without a shape) would
+    pass on any backend that runs the checker, whatever it makes of the axes."""
+    out, index = corpus
+    seen = set()
+    for name, meta in index["cases"].items():
+        if meta["kind"] != "expect-error":
+            continue
+        model = onnx.load(str(out / "node" / name / "model.onnx"))
+        checker.check_model(model)  # structurally valid
+        try:  # where onnx's own inference objects, it names the broken rule, nothing else
+            checker.check_model(model, full_check=True)
+        except (checker.ValidationError, onnx.shape_inference.InferenceError) as e:
+            assert re.search(r"axis must be in \[-rank, rank-1\]|axes typestr: tensor\(int64\)", str(e)), (name, e)
+            seen.add(meta["example"])
+    assert seen == {"axes_out_of_range", "axes_wrong_type"}
+
+
 def test_regeneration_is_byte_identical_whatever_the_worker_count(corpus, tmp_path):
     out, index = corpus
     again = generate_corpus(tmp_path, jobs=1, crosscheck=False)
