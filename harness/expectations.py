@@ -79,12 +79,13 @@ def dump(entries: dict[str, Expectation]) -> str:
 def updated(results: list[dict], previous: dict[str, Expectation],
             corpus: set[str] | None) -> dict[str, Expectation]:
     """Entries for this run's non-passing cases; entries of cases this run did not select stay
-    (a `-k` run re-baselines only what it ran), entries of cases gone from the corpus go."""
+    (a `-k` run re-baselines only what it ran), entries of cases gone from the corpus go. A `flaky`
+    entry is a person's judgement that one run cannot overturn (deqp-runner's flakes list): it stays."""
     ran = {r["case"] for r in results}
     entries = {c: e for c, e in previous.items()
-               if c not in ran and (corpus is None or c in corpus)}
+               if (c not in ran or e.status == "flaky") and (corpus is None or c in corpus)}
     for r in results:
-        if r["status"] != "pass":
+        if r["status"] != "pass" and entries.get(r["case"], Expectation("", "", "")).status != "flaky":
             entries[r["case"]] = Expectation(r["case"], r["status"], r.get("detail") or "")
     return entries
 

@@ -117,6 +117,13 @@ def test_update_keeps_unrun_entries_and_drops_stale_ones():
     assert new == {"b": Expectation("b", "crash", "x"), "c": Expectation("c", "timeout", "slow")}
 
 
+def test_update_keeps_a_flaky_entry_whatever_this_run_saw():
+    previous = {"f": Expectation("f", "flaky", "segfaults one run in five"),
+                "g": Expectation("g", "flaky", "timing"), "gone": Expectation("gone", "flaky", "")}
+    new = baseline.updated([r("f", "crash", "SIGSEGV"), r("g", "pass")], previous, {"f", "g"})
+    assert new == {"f": previous["f"], "g": previous["g"]}
+
+
 # -- corpus --------------------------------------------------------------------------------
 
 
