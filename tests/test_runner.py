@@ -78,8 +78,11 @@ def test_details_say_what_went_wrong(mixed_run):
     assert "SIGSEGV" in results["test_add_segv"]["detail"]
     assert "1.5 s" in results["test_add_hang"]["detail"]
     assert results["test_add_notimpl"]["detail"] == "NotImplementedError: toy has no kernel for this operator"
-    # Details are one line even when the backend's message is not.
-    assert "\n" not in results["test_add_load_error"]["detail"]
+    # Details are one line even when the backend's message is not, and a path the backend quotes
+    # is shown relative to the working directory, as the run's stamp shows the corpus.
+    load_error = results["test_add_load_error"]["detail"]
+    assert "\n" not in load_error
+    assert load_error.startswith("ValueError: toy rejects cases/node/test_add_load_error/model.onnx:"), load_error
     assert results["test_add_invalid_clean_run"]["detail"] == "RuntimeError: toy kernel failed"
     assert results["test_add_invalid_silent"]["detail"] == "expected an error, got outputs"
     ok = results["test_add_ok"]

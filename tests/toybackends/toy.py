@@ -35,7 +35,7 @@ class ToyAdapter(Adapter):
         if behaviour == "notimpl":
             raise NotImplementedError("toy has no kernel for this operator")
         if behaviour == "load_error":
-            raise ValueError("toy rejects this model:\nsecond line of the message")
+            raise ValueError(f"toy rejects {model_path}:\nsecond line of the message")
         return ReferenceEvaluator(model_path), behaviour
 
     def run(self, prepared, inputs):
