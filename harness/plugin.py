@@ -273,8 +273,10 @@ class Conformance:
             self.executor = Executor(self.backend, self.options, self.timeout,
                                      memory_limit=self.memory_limit)
         result = with_reruns(self.executor.run, case, self.executor.run(case), self.reruns)
-        if result.get("detail"):  # a backend quoting the model's path names no checkout in a report
-            result["detail"] = shown(result["detail"])
+        if result.get("detail"):
+            # A backend quoting the model's path names no checkout in a report. Only the case's
+            # own path is shortened: a safety reason quoting a location outside it stays verbatim.
+            result["detail"] = result["detail"].replace(case.path, shown(case.path))
         return {k: plain(v) for k, v in result.items()}
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
