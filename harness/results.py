@@ -145,7 +145,34 @@ def platform_info() -> dict:
         "processor": platform.processor() or None,
         "python": sys.version.split()[0],
         "python_implementation": platform.python_implementation(),
+        **cpu_info(),
     }
+
+
+# The instruction-set extensions runtimes choose kernels by: the same backend release can answer
+# differently on two CPUs (OpenVINO runs bfloat16 natively only with avx512_bf16 or AMX, and then
+# has fewer kernels), so a report says which it ran on.
+KERNEL_ISA = ("sse4_2", "avx", "avx2", "fma", "f16c", "avx_vnni", "avx512f", "avx512_vnni",
+              "avx512_bf16", "avx512_fp16", "amx_tile", "amx_bf16", "amx_int8", "asimd", "sve")
+
+
+def cpu_info(cpuinfo: str = "/proc/cpuinfo") -> dict:
+    """The CPU's model name and its KERNEL_ISA flags, where the system says (Linux); else nothing."""
+    try:
+        with open(cpuinfo, encoding="utf-8", errors="replace") as f:
+            text = f.read(1 << 20)
+    except OSError:
+        return {}
+    fields: dict[str, str] = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition(":")
+        if sep:
+            fields.setdefault(key.strip(), value.strip())
+        elif fields:  # the first processor's block is enough: flags are the same on each
+            break
+    flags = set((fields.get("flags") or fields.get("Features") or "").split())
+    return {"cpu": fields.get("model name") or fields.get("CPU part"),
+            "cpu_features": [f for f in KERNEL_ISA if f in flags]}
 
 
 def write_json(path: Path, data: dict) -> None:

@@ -100,6 +100,8 @@ def test_run_json_is_complete_and_counts_statuses(mixed_run):
     assert run["counts"]["crash"] == 3 and run["counts"]["timeout"] == 1
     assert sum(run["counts"].values()) == len(results)
     assert run["exit_code"] == 1 and run["harness_version"]
+    if os.path.exists("/proc/cpuinfo"):  # the CPU decides some backends' kernels: stamped
+        assert run["platform"]["cpu"] and isinstance(run["platform"]["cpu_features"], list)
     assert any(line.startswith("test_add_abort: got crash") for line in run["gate"]["regressions"])
     assert (report / "matrix.json").exists() and (report / "matrix.html").exists()
 
@@ -298,3 +300,15 @@ def test_exitfirst_then_last_failed(corpus, tmp_path):
                       "--", "--collect-only", "-q", cwd=tmp_path)
     assert "ReduceSum::test_reduce_sum_keepdims" in listing.stdout
     assert listing.returncode == 0 and len(read_jsonl(tmp_path / "r" / "results.jsonl")) == 1
+
+
+def test_cpu_stamp_names_the_model_and_the_kernel_flags(tmp_path):
+    from harness.results import cpu_info
+
+    info = tmp_path / "cpuinfo"
+    info.write_text("processor\t: 0\nmodel name\t: Some CPU 9000\n"
+                    "flags\t\t: fpu sse4_2 avx2 avx512f avx512_bf16 made_up\n\n"
+                    "processor\t: 1\nmodel name\t: Other\nflags\t\t: amx_tile\n")
+    assert cpu_info(str(info)) == {"cpu": "Some CPU 9000",
+                                   "cpu_features": ["sse4_2", "avx2", "avx512f", "avx512_bf16"]}
+    assert cpu_info(str(tmp_path / "absent")) == {}
