@@ -1,41 +1,73 @@
-"""Coverage of the (operator, version, dtype) cells the schemas allow, and why the rest are not covered."""
+"""Coverage of the (operator, version, type parameter, type) cells the schemas allow, and why the rest are not covered."""
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
 
+from generators.ops import all_operators
 from generators.spec import versions
 
 
-def cells(ops: list[str]) -> list[tuple[str, int, str]]:
-    return [(op, v.since_version, d) for op in ops for v in versions(op) for d in v.dtypes]
+def cells(ops: list[str]) -> list[tuple[str, int, str, str]]:
+    operators = all_operators()
+    out = []
+    for op in ops:
+        for v in versions(op, operators[op].domain):
+            out += [(op, v.since_version, p, t) for p, allowed in v.type_params.items() for t in allowed]
+    return out
 
 
 def summarize(index: dict, ops: list[str]) -> dict:
-    covered = {(c["op"], c["since_version"], c["dtype"]) for c in index["cases"].values() if c["kind"] == "expect-output"}
+    covered = set()
+    versions_covered = set()
+    for c in index["cases"].values():
+        if c["kind"] != "expect-output":
+            continue
+        versions_covered.add((c["op"], c["since_version"]))
+        for p, t in c.get("types", {}).items():
+            covered.add((c["op"], c["since_version"], p, t))
     all_cells = cells(ops)
     why = defaultdict(list)
     for r in index["not_applicable"]:
-        why[(r["op"], r["since_version"], r["dtype"])].append(f"{r['example']}: {r['reason']}")
+        for p, t in r.get("types", {}).items():
+            why[(r["op"], r["since_version"], p, t)].append(f"{r['example']}: {r['reason']}")
     missing = [(c, why.get(c, ["no example emitted"])) for c in all_cells if c not in covered]
+    all_versions = sorted({(op, sv) for op, sv, _, _ in all_cells} | {(op, v.since_version) for op in ops
+                                                                        for v in versions(op, all_operators()[op].domain)})
+    per_op = {}
+    for op, sv, p, t in all_cells:
+        row = per_op.setdefault(op, {"cells": 0, "covered": 0, "versions": set(), "versions_covered": set()})
+        row["cells"] += 1
+        row["covered"] += (op, sv, p, t) in covered
+    for op, sv in all_versions:
+        row = per_op.setdefault(op, {"cells": 0, "covered": 0, "versions": set(), "versions_covered": set()})
+        row["versions"].add(sv)
+        if (op, sv) in versions_covered:
+            row["versions_covered"].add(sv)
     by_example = Counter((r["example"], r["reason"]) for r in index["not_applicable"])
     return {"total": len(all_cells), "covered": len(all_cells) - len(missing), "missing": missing,
-            "by_example": by_example, "cases": len(index["cases"])}
+            "versions": len(all_versions), "versions_covered": len(versions_covered & set(all_versions)),
+            "per_op": per_op, "by_example": by_example, "cases": len(index["cases"])}
 
 
 def summary_lines(s: dict) -> list[str]:
     pct = 100.0 * s["covered"] / s["total"] if s["total"] else 0.0
-    lines = [f"{s['cases']} cases; (operator, version, dtype) cells covered: {s['covered']}/{s['total']} ({pct:.1f}%)"]
-    for (op, sv, dtype), reasons in s["missing"]:
-        lines.append(f"  not covered: {op}-{sv} {dtype}: {'; '.join(reasons)}")
+    lines = [f"{s['cases']} cases; (operator, version, type parameter, type) cells covered: "
+             f"{s['covered']}/{s['total']} ({pct:.1f}%); operator versions covered: "
+             f"{s['versions_covered']}/{s['versions']}"]
+    for (op, sv, param, t), reasons in s["missing"]:
+        lines.append(f"  not covered: {op}-{sv} {param}={t}: {'; '.join(sorted(set(reasons)))}")
     return lines
 
 
 def markdown(s: dict) -> str:
     out = ["# Corpus coverage", "", "Written by `generate-cases`; the cell list comes from `onnx.defs`.", ""]
     out += [f"- {line.strip()}" if i else line for i, line in enumerate(summary_lines(s))]
+    out += ["", "## Per operator", "", "| operator | cells covered | versions covered |", "| --- | ---: | ---: |"]
+    for op, row in sorted(s["per_op"].items()):
+        out.append(f"| {op} | {row['covered']}/{row['cells']} | {len(row['versions_covered'])}/{len(row['versions'])} |")
     out += ["", "## Examples not emitted, and the sentence or rule that says why", "",
-            "| example | reason | (version, dtype) pairs |", "| --- | --- | --- |"]
+            "| example | reason | (version, types) bindings |", "| --- | --- | --- |"]
     for (example, reason), n in sorted(s["by_example"].items()):
-        out.append(f"| {example} | {reason} | {n} |")
+        out.append(f"| {example} | {reason.replace('|', '/')} | {n} |")
     return "\n".join(out) + "\n"

@@ -11,7 +11,9 @@ def against_reference(built) -> dict | None:
 
     row = {"case": built.name, "op": built.meta["op"], "since_version": built.meta["since_version"],
            "dtype": built.meta["dtype"], "example": built.meta["example"]}
-    feeds = {n: a for n, a in built.inputs}
+    from generators.emit import plain
+
+    feeds = {n: plain(a) for n, a in built.inputs}
     try:
         got = ReferenceEvaluator(built.model).run(None, feeds)
     except Exception as e:  # the evaluator's own failure is a finding, recorded, never dropped
@@ -20,7 +22,7 @@ def against_reference(built) -> dict | None:
         return dict(row, detail=f"reference evaluator raised {type(e).__name__}: {_one_line(e)}")
     if built.outputs is None:
         return dict(row, detail="reference evaluator returned outputs for an expect-error case")
-    cmp = compare_outputs([a for _, a in built.outputs], list(got), built.meta["tolerance"], [built.meta["dtype"]])
+    cmp = compare_outputs([plain(a) for _, a in built.outputs], list(got), built.meta["tolerance"], built.output_types)
     if cmp.status == "pass":
         return None
     return dict(row, detail=f"reference evaluator: {cmp.detail}")

@@ -5,38 +5,23 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import shutil
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import onnx
 from onnx import checker, helper, numpy_helper
 
-from generators import reduce_family as rf
+from generators.case import Case, Const, Declared, NotApplicable, Opt, Seq, Types, case_name, seeded_rng, type_of
 from generators.ops import all_operators
 from generators.spec import OpVersion, versions
-from harness.dtypes import elem_type_of
+from harness.dtypes import elem_type_of, element_of
 
 INDEX_FORMAT = 1
 REPO_CASES = Path(__file__).resolve().parent.parent / "cases"
-
-
-def snake(op: str) -> str:
-    """ReduceLogSumExp -> reduce_log_sum_exp; ReduceL1 -> reduce_l1."""
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", op).lower()
-
-
-def case_name(op: str, example: str, opset: int, dtype: str) -> str:
-    return f"test_{snake(op)}_{example}_opset{opset}_{dtype}"
-
-
-def seeded_rng(*key) -> np.random.Generator:
-    """Random data seeded by the case's identity (opset aside: both opsets see the same data)."""
-    digest = hashlib.sha256("|".join(map(str, key)).encode()).digest()
-    return np.random.default_rng(int.from_bytes(digest[:8], "little"))
 
 
 @dataclass
@@ -46,86 +31,140 @@ class Built:
     name: str
     meta: dict
     model: onnx.ModelProto
-    inputs: list[tuple[str, np.ndarray]]
-    outputs: list[tuple[str, np.ndarray]] | None
+    inputs: list[tuple[str, Any]]
+    outputs: list[tuple[str, Any]] | None
+    output_types: list[str]  # each expected output's element type, as the comparator names it
 
 
-def build_model(op: rf.ReduceOp, v: OpVersion, opset: int, dt: rf.DtypeInfo, ex: rf.Example, expected, name: str):
-    inputs = [helper.make_tensor_value_info("data", elem_type_of(dt.name), ex.data.shape)]
-    feeds = [("data", ex.data)]
-    attrs = {}
-    if ex.keepdims is not None:
-        attrs["keepdims"] = ex.keepdims
-    if ex.noop is not None:
-        attrs["noop_with_empty_axes"] = ex.noop
-    if ex.axes is not None:
-        if v.has_input("axes"):
-            axes = np.array(ex.axes, dtype=rf.DtypeInfo(ex.axes_dtype).np)
-            inputs.append(helper.make_tensor_value_info("axes", elem_type_of(ex.axes_dtype), axes.shape))
-            feeds.append(("axes", axes))
+def value_info(name: str, type_name: str, value: Any = None, shape=None) -> onnx.ValueInfoProto:
+    """A graph input or output: the value's type, and the concrete shape of a tensor value."""
+    return helper.make_value_info(name, type_proto(type_name, value, shape))
+
+
+def type_proto(type_name: str, value: Any = None, shape=None) -> onnx.TypeProto:
+    if type_name.startswith("optional("):
+        inner = type_name[len("optional("):-1]
+        content = value.value if isinstance(value, Opt) else None
+        return helper.make_optional_type_proto(type_proto(inner, content))
+    if type_name.startswith("seq("):
+        inner = type_name[len("seq("):-1]
+        # The tensors of a sequence differ in shape: declare their rank only where they agree.
+        ranks = {np.ndim(x) for x in value.items} if isinstance(value, Seq) else set()
+        rank_shape = [None] * ranks.pop() if len(ranks) == 1 else None
+        return helper.make_sequence_type_proto(type_proto(inner, None, rank_shape))
+    elem = type_name[len("tensor("):-1] if type_name.startswith("tensor(") else type_name
+    if shape is None and value is not None:
+        shape = np.shape(value)
+    return helper.make_tensor_type_proto(elem_type_of(elem), shape)
+
+
+def value_proto(name: str, value: Any):
+    """A value as onnx's loader reads it: TensorProto, SequenceProto or OptionalProto."""
+    if isinstance(value, Opt):
+        proto = onnx.OptionalProto(name=name)
+        if value.value is None:
+            proto.elem_type = onnx.OptionalProto.UNDEFINED
+        elif isinstance(value.value, Seq):
+            proto.elem_type = onnx.OptionalProto.SEQUENCE
+            proto.sequence_value.CopyFrom(value_proto("", value.value))
         else:
-            attrs["axes"] = list(ex.axes)
-    node = helper.make_node(op.name, [n for n, _ in feeds], ["reduced"], **attrs)
-    # An expect-error case has no result shape; its output still declares one (the input's rank,
-    # dims unknown), because the checker requires a shape on graph outputs and the model's only
-    # defect must be the one the case is about.
-    out_shape = [None] * ex.data.ndim if expected is None else expected.shape
-    output = helper.make_tensor_value_info("reduced", elem_type_of(dt.name), out_shape)
-    graph = helper.make_graph([node], name, inputs, [output])
-    opsets = [helper.make_opsetid("", opset)]
+            proto.elem_type = onnx.OptionalProto.TENSOR
+            proto.tensor_value.CopyFrom(value_proto("", value.value))
+        return proto
+    if isinstance(value, Seq):
+        proto = onnx.SequenceProto(name=name, elem_type=onnx.SequenceProto.TENSOR)
+        proto.tensor_values.extend(value_proto("", x) for x in value.items)
+        return proto
+    return numpy_helper.from_array(np.asarray(value), name)
+
+
+def plain(value: Any) -> Any:
+    """A value as the comparator and the reference evaluator take it: arrays, lists, None."""
+    if isinstance(value, Opt):
+        return None if value.value is None else plain(value.value)
+    if isinstance(value, Seq):
+        return [np.asarray(x) for x in value.items]
+    return np.asarray(value)
+
+
+def build_model(op, v: OpVersion, opset: int, case: Case, name: str) -> tuple[onnx.ModelProto, list]:
+    graph_inputs, initializers, feeds, node_inputs = [], [], [], []
+    for formal, value in case.inputs.items():
+        if value is None:
+            node_inputs.append("")
+            continue
+        node_inputs.append(formal)
+        if isinstance(value, Const):
+            initializers.append(numpy_helper.from_array(np.asarray(value.value), formal))
+            continue
+        graph_inputs.append(value_info(formal, type_of(value), value))
+        feeds.append((formal, value))
+    node_outputs, graph_outputs = [], []
+    for formal, value in case.outputs.items():
+        node_outputs.append("" if value is None else formal)
+        if value is None:
+            continue
+        if isinstance(value, Declared):
+            graph_outputs.append(value_info(formal, value.type, shape=value.shape))
+        else:
+            graph_outputs.append(value_info(formal, type_of(value), value))
+    while node_outputs and node_outputs[-1] == "":
+        node_outputs.pop()
+    node = helper.make_node(op.name, node_inputs, node_outputs, domain=op.domain or None, **case.attrs)
+    graph = helper.make_graph([node], name, graph_inputs, graph_outputs, initializer=initializers)
+    opsets = [helper.make_opsetid(op.domain, opset)]
     model = helper.make_model(graph, opset_imports=opsets, producer_name="onnx-conformance")
     model.ir_version = helper.find_min_ir_version_for(opsets)
+    if initializers and model.ir_version < 4:
+        # IR 3 wants every initializer listed as a graph input too, which would shift the
+        # numbering of input_K.pb: such a case must feed the value instead.
+        raise ValueError(f"{name}: a constant input needs IR version 4 (opset 9) or later")
     return model, feeds
 
 
 def build_version(op_name: str, since_version: int) -> tuple[list[Built], list[dict]]:
     """Every case of one operator version, and every example that does not apply, with why."""
     op = all_operators()[op_name]
-    v = next(x for x in versions(op_name) if x.since_version == since_version)
+    v = next(x for x in versions(op_name, op.domain) if x.since_version == since_version)
     built, not_applicable = [], []
-    for dtype in v.dtypes:
-        dt = rf.DtypeInfo(dtype)
-        for example, make in rf.EXAMPLES.items():
-            ex = make(op, v, dt, seeded_rng(op_name, since_version, example, dtype))
-            expected = None
-            if isinstance(ex, rf.Example) and ex.kind == "expect-output":
-                expected = rf.oracle(op, ex, dt)
-            for bad in (ex, expected):
-                if isinstance(bad, rf.NotApplicable):
-                    not_applicable.append(
-                        {"op": op_name, "since_version": since_version, "dtype": dtype, "example": example,
-                         "reason": bad.reason}
-                    )
-                    break
-            else:
-                for opset in v.opsets:
-                    built.append(_case(op, v, opset, dt, example, ex, expected))
+    for t in op.bindings(v):
+        for example in op.examples:
+            rng = seeded_rng(op_name, since_version, example, t.dtype, *t.suffix)
+            case = op.case(example, v, t, rng)
+            if isinstance(case, NotApplicable):
+                not_applicable.append({"op": op_name, "since_version": since_version, "dtype": t.dtype,
+                                       "types": dict(t), "example": example, "reason": case.reason})
+                continue
+            for opset in v.opsets:
+                built.append(_built(op, v, opset, t, example, case))
     return built, not_applicable
 
 
-def _case(op, v, opset, dt, example, ex: rf.Example, expected) -> Built:
-    name = case_name(op.name, example, opset, dt.name)
-    model, feeds = build_model(op, v, opset, dt, ex, expected, name)
-    if ex.kind == "expect-output":
+def _built(op, v: OpVersion, opset: int, t: Types, example: str, case: Case) -> Built:
+    name = case_name(op.name, example, opset, t.dtype, t.suffix)
+    model, feeds = build_model(op, v, opset, case, name)
+    if case.kind == "expect-output":
         # Every model whose outcome is an output is a valid model; a failure here is a generator bug.
         checker.check_model(model, full_check=True)
     else:
         # Structurally valid: what makes it wrong is only the spec constraint the case is about.
         checker.check_model(model)
     meta = {
-        "op": op.name, "domain": "", "opset": opset, "since_version": v.since_version, "dtype": dt.name,
-        "example": example, "kind": ex.kind, "reason": ex.reason, "tolerance": ex.tolerance,
+        "op": op.name, "domain": op.domain, "opset": opset, "since_version": v.since_version,
+        "dtype": t.dtype, "types": dict(t), "example": example, "kind": case.kind, "reason": case.error,
+        "tolerance": case.tolerance,
     }
-    outputs = None if expected is None else [("reduced", expected)]
-    return Built(name, meta, model, feeds, outputs)
+    outputs = [(n, x) for n, x in case.outputs.items() if x is not None]
+    expected = None if case.error else outputs
+    return Built(name, meta, model, feeds, expected, [element_of(type_of(x)) for _, x in outputs])
 
 
 def files_of(b: Built) -> dict[str, bytes]:
     files = {"model.onnx": b.model.SerializeToString()}
-    for k, (n, arr) in enumerate(b.inputs):
-        files[f"test_data_set_0/input_{k}.pb"] = numpy_helper.from_array(arr, n).SerializeToString()
-    for k, (n, arr) in enumerate(b.outputs or []):
-        files[f"test_data_set_0/output_{k}.pb"] = numpy_helper.from_array(arr, n).SerializeToString()
+    for k, (n, value) in enumerate(b.inputs):
+        files[f"test_data_set_0/input_{k}.pb"] = value_proto(n, value).SerializeToString()
+    for k, (n, value) in enumerate(b.outputs or []):
+        files[f"test_data_set_0/output_{k}.pb"] = value_proto(n, value).SerializeToString()
     return files
 
 
@@ -156,7 +195,7 @@ def units(ops: list[str] | None = None) -> list[tuple[str, int]]:
     unknown = [n for n in names if n not in operators]
     if unknown:
         raise KeyError(f"no generator module for {', '.join(unknown)} (have: {', '.join(sorted(operators))})")
-    return [(n, v.since_version) for n in names for v in versions(n)]
+    return [(n, v.since_version) for n in names for v in versions(n, operators[n].domain)]
 
 
 def generate_corpus(out_dir: Path = REPO_CASES, ops: list[str] | None = None, jobs: int | None = None,
@@ -190,7 +229,8 @@ def generate_corpus(out_dir: Path = REPO_CASES, ops: list[str] | None = None, jo
         "format": INDEX_FORMAT,
         "onnx_version": onnx.__version__,
         "cases": dict(sorted(cases.items())),
-        "not_applicable": sorted(not_applicable, key=lambda r: (r["op"], r["since_version"], r["dtype"], r["example"])),
+        "not_applicable": sorted(not_applicable, key=lambda r: (r["op"], r["since_version"], r["dtype"],
+                                                                r["example"], json.dumps(r["types"], sort_keys=True))),
     }
     (out_dir / "index.json").write_bytes(index_bytes(index))
     if crosscheck:

@@ -15,6 +15,7 @@ from typing import Callable, Sequence
 import ml_dtypes
 import numpy as np
 
+from generators.case import Case, Declared, NotApplicable, Operator, Types
 from generators.spec import OpVersion
 from harness.dtypes import numpy_of
 
@@ -157,23 +158,67 @@ def regroup(x: np.ndarray, axes: tuple[int, ...], fix: Callable[[list, np.random
 # an operator of the family
 
 
-@dataclass(frozen=True)
-class ReduceOp:
-    """What one Reduce operator contributes; see generators/ops/."""
+class ReduceOp(Operator):
+    """What one Reduce operator contributes; see generators/ops/. Its examples are the family's."""
 
-    name: str
-    # exact reduction over `axes` with keepdims, on exact(...) values; axes=() is the noop path,
-    # where composite operators still apply their non-reduction steps (schema of version 18).
-    step: Callable[[np.ndarray, tuple[int, ...], DtypeInfo], np.ndarray]
-    example_data: list  # the documented example's data (shape [3, 2, 2])
-    random_range: tuple[float, float] = (-10.0, 10.0)
-    large_range: tuple[float, float] = (0.5, 1.5)
-    # for integer dtypes, reshape each reduction group so the exact result is an integer
-    make_integral: Callable[[list, np.random.Generator, DtypeInfo], list] | None = None
-    integral_note: str | None = None
-    # pairs of values at the edges of a dtype, each reduced to one output
-    range_pairs: Callable[[DtypeInfo], list[tuple]] = lambda dt: []
-    positive_only: bool = False  # data must stay > 0 (logarithm of the values)
+    def __init__(
+        self,
+        name: str,
+        # exact reduction over `axes` with keepdims, on exact(...) values; axes=() is the noop path,
+        # where composite operators still apply their non-reduction steps (schema of version 18).
+        step: Callable[[np.ndarray, tuple[int, ...], "DtypeInfo"], np.ndarray],
+        example_data: list,  # the documented example's data (shape [3, 2, 2])
+        random_range: tuple[float, float] = (-10.0, 10.0),
+        large_range: tuple[float, float] = (0.5, 1.5),
+        # for integer dtypes, reshape each reduction group so the exact result is an integer
+        make_integral: Callable[[list, np.random.Generator, "DtypeInfo"], list] | None = None,
+        integral_note: str | None = None,
+        # pairs of values at the edges of a dtype, each reduced to one output
+        range_pairs: Callable[["DtypeInfo"], list[tuple]] = lambda dt: [],
+        positive_only: bool = False,  # data must stay > 0 (logarithm of the values)
+    ):
+        super().__init__(name)
+        self.step = step
+        self.example_data = example_data
+        self.random_range = random_range
+        self.large_range = large_range
+        self.make_integral = make_integral
+        self.integral_note = integral_note
+        self.range_pairs = range_pairs
+        self.positive_only = positive_only
+        self.examples = dict(EXAMPLES)
+
+    def case(self, example: str, v: OpVersion, t: Types, rng: np.random.Generator) -> Case | NotApplicable:
+        dt = DtypeInfo(t.dtype)
+        ex = EXAMPLES[example](self, v, dt, rng)
+        if isinstance(ex, NotApplicable):
+            return ex
+        expected = None
+        if ex.kind == "expect-output":
+            expected = oracle(self, ex, dt)
+            if isinstance(expected, NotApplicable):
+                return expected
+        return to_case(v, dt, ex, expected)
+
+
+def to_case(v: OpVersion, dt: "DtypeInfo", ex: "Example", expected) -> Case:
+    inputs = {"data": ex.data}
+    attrs = {}
+    if ex.keepdims is not None:
+        attrs["keepdims"] = ex.keepdims
+    if ex.noop is not None:
+        attrs["noop_with_empty_axes"] = ex.noop
+    if ex.axes is not None:
+        if v.has_input("axes"):
+            inputs["axes"] = np.array(ex.axes, dtype=DtypeInfo(ex.axes_dtype).np)
+        else:
+            attrs["axes"] = list(ex.axes)
+    # An expect-error case has no result shape; its output still declares one (the input's rank,
+    # dims unknown), because the checker requires a shape on graph outputs and the model's only
+    # defect must be the one the case is about.
+    out = Declared(dt.name, [None] * ex.data.ndim) if expected is None else expected
+    error = ex.reason if ex.kind == "expect-error" else None
+    return Case(inputs, {"reduced": out}, attrs, error=error, tolerance=ex.tolerance)
 
 
 @dataclass
@@ -190,11 +235,6 @@ class Example:
     axes_dtype: str = "int64"
     expected: np.ndarray | None = None  # preset (empty set); otherwise from the oracle
     note: str | None = None
-
-
-@dataclass(frozen=True)
-class NotApplicable:
-    reason: str
 
 
 # ---------------------------------------------------------------------------------------------

@@ -23,6 +23,13 @@ class OpVersion:
     schema: onnx.defs.OpSchema
 
     @property
+    def type_params(self) -> dict[str, tuple[str, ...]]:
+        """Each type parameter of this version and the types it allows, in schema order
+        (tensors by element name, 'float'; other types by the spec's string, 'seq(tensor(float))')."""
+        return {c.type_param_str: tuple(type_name(t) for t in c.allowed_type_strs)
+                for c in self.schema.type_constraints}
+
+    @property
     def opsets(self) -> tuple[int, ...]:
         """The first and the last opset where this version is in force (one when they coincide)."""
         return tuple(sorted({self.first_opset, self.last_opset}))
@@ -43,6 +50,11 @@ class OpVersion:
             if re.search(pattern, s):
                 return s
         return None
+
+
+def type_name(type_str: str) -> str:
+    """'tensor(float16)' -> 'float16'; sequence and optional types keep the spec's spelling."""
+    return from_type_str(type_str) if type_str.startswith("tensor(") else type_str
 
 
 def newest_opset() -> int:
@@ -66,9 +78,10 @@ def versions(op: str, domain: str = "") -> tuple[OpVersion, ...]:
 
 
 def _input_dtypes(schema: onnx.defs.OpSchema) -> tuple[str, ...]:
-    """Types allowed for the first input: via its type constraint, or its literal type string."""
-    type_str = schema.inputs[0].type_str
+    """Types allowed for the first input (the first output where there is none): via its type
+    constraint, or its literal type string."""
+    formal = (schema.inputs or schema.outputs)[0]
     for c in schema.type_constraints:
-        if c.type_param_str == type_str:
-            return tuple(from_type_str(t) for t in c.allowed_type_strs)
-    return (from_type_str(type_str),)
+        if c.type_param_str == formal.type_str:
+            return tuple(type_name(t) for t in c.allowed_type_strs)
+    return (type_name(formal.type_str),)

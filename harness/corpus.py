@@ -39,6 +39,7 @@ class Case:
     kind: str = EXPECT_OUTPUT
     domain: str = ""
     tolerance: dict | None = None
+    types: dict | None = None  # the whole type binding, {"T": "float", "Tind": "int32"}
     reason: str | None = None  # for expect-error: the spec sentence the case violates
     skip: str | None = None  # why the runner cannot run it at all
     unsafe: str | None = None  # why the case must not be read at all (harness/safety.py)
@@ -132,6 +133,7 @@ def _from_index(name: str, case_dir: Path, entry: dict) -> Case:
         example=entry.get("example"),
         kind=entry.get("kind") or EXPECT_OUTPUT,
         tolerance=entry.get("tolerance"),
+        types=entry.get("types"),
         reason=entry.get("reason"),
     )
 

@@ -29,3 +29,10 @@ def from_type_str(type_str: str) -> str:
     if not (type_str.startswith("tensor(") and type_str.endswith(")")):
         raise ValueError(f"not a tensor type string: {type_str!r}")
     return type_str[len("tensor("):-1]
+
+
+def element_of(type_name: str) -> str:
+    """The element type inside a type name: 'optional(seq(tensor(int8)))' -> 'int8'; 'float' -> 'float'."""
+    while "(" in type_name:
+        type_name = type_name[type_name.index("(") + 1:-1]
+    return type_name

@@ -85,7 +85,7 @@ def run_case(adapter: Any, case: dict, stage=None) -> dict:
     capabilities = getattr(adapter, "capabilities", None)
     if capabilities is not None:
         ir = model.ir_version if getattr(capabilities, "ir", None) else None
-        reason = capabilities.reason_unsupported(case.get("opset"), ir, case.get("dtype"))
+        reason = capabilities.reason_unsupported(case.get("opset"), ir, case.get("dtype"), case.get("types"))
         if reason:
             return finish("unsupported", "load", reason)
 

@@ -7,6 +7,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from harness.dtypes import element_of
+
 
 class Unsupported(Exception):
     """Raised by an adapter when the backend declined a case (not implemented, opset/type unsupported).
@@ -23,7 +25,10 @@ class Capabilities:
     ir: tuple[int, int] | None = None  # inclusive range of IR versions
     dtypes: frozenset[str] | None = None  # ONNX type names ('float', 'bfloat16'); None = no claim
 
-    def reason_unsupported(self, opset: int | None, ir: int | None, dtype: str | None) -> str | None:
+    def reason_unsupported(self, opset: int | None, ir: int | None, dtype: str | None,
+                           types: dict[str, str] | None = None) -> str | None:
+        """Why a case is outside what the adapter declares, or None. `dtype` and each of `types`
+        (the case's type binding) are checked by their element type: 'seq(tensor(int8))' by 'int8'."""
         if self.opset and opset is not None and not (self.opset[0] <= opset <= self.opset[1]):
             side = "above" if opset > self.opset[1] else "below"
             bound = self.opset[1] if side == "above" else self.opset[0]
@@ -34,8 +39,10 @@ class Capabilities:
             bound = self.ir[1] if side == "above" else self.ir[0]
             word = "maximum" if side == "above" else "minimum"
             return f"IR version {ir} {side} the backend's {word} {bound}"
-        if self.dtypes is not None and dtype is not None and dtype not in self.dtypes:
-            return f"dtype {dtype} not supported by the backend"
+        if self.dtypes is not None:
+            for t in ([dtype] if dtype is not None else []) + sorted(set((types or {}).values()) - {dtype}):
+                if element_of(t) not in self.dtypes:
+                    return f"dtype {t} not supported by the backend"
         return None
 
 

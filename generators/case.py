@@ -1,0 +1,243 @@
+"""The case model every operator module speaks: named examples, each a function of (version, types) giving a Case.
+
+An operator module builds an `Operator` and registers its examples; everything else (which type
+bindings exist, case names, the model, the files, the index, coverage) is done once, in emit.py.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+from generators.spec import OpVersion
+from harness.dtypes import name_of_numpy, numpy_of
+
+
+@dataclass(frozen=True)
+class NotApplicable:
+    """An example that does not exist for this (version, types), and the spec's reason why."""
+
+    reason: str
+
+
+# ---------------------------------------------------------------------------------------------
+# values that are not plain tensors
+
+
+@dataclass
+class Seq:
+    """A sequence value: its tensors, and their element type (an empty sequence has no tensor to say it)."""
+
+    items: list
+    elem: str  # 'float', ...
+
+
+@dataclass
+class Opt:
+    """An optional value: its content or None (empty), and the content's type ('float', 'seq(tensor(float))')."""
+
+    value: Any
+    type: str
+
+
+@dataclass
+class Const:
+    """An input held in the model as an initializer instead of fed from test data."""
+
+    value: Any
+
+
+@dataclass
+class Declared:
+    """An output of an expect-error case: no value, only the type and shape the graph declares."""
+
+    type: str
+    shape: tuple | list | None
+
+
+def type_of(value: Any) -> str:
+    """A value's type in the spec's words: 'float', 'string', 'seq(tensor(int8))', 'optional(tensor(bool))'."""
+    if isinstance(value, Seq):
+        return f"seq(tensor({value.elem}))"
+    if isinstance(value, Opt):
+        return f"optional({tensor_str(value.type)})"
+    if isinstance(value, Declared):
+        return value.type
+    arr = np.asarray(value)
+    return "string" if arr.dtype.kind in "OUS" else name_of_numpy(arr.dtype)
+
+
+def tensor_str(type_name: str) -> str:
+    """'float' -> 'tensor(float)'; composite type strings stay as they are."""
+    return type_name if "(" in type_name else f"tensor({type_name})"
+
+
+def slug(type_name: str) -> str:
+    """A type for a case name: 'float' -> 'float', 'optional(seq(tensor(int8)))' -> 'optional_seq_int8'."""
+    return type_name.replace("tensor(", "").replace("(", "_").replace(")", "")
+
+
+@dataclass
+class Case:
+    """One example, concrete: what the node gets, and what the backend must answer.
+
+    `inputs` and `outputs` map the node's formal names to values, in the schema's order; None
+    stands for an optional input or output left out. An input wrapped in Const is an initializer.
+    `error` (the spec sentence the model breaks) makes the case expect-error; its outputs are
+    Declared, never values.
+    """
+
+    inputs: dict[str, Any]
+    outputs: dict[str, Any]
+    attrs: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None
+    tolerance: dict | None = None
+
+    @property
+    def kind(self) -> str:
+        return "expect-error" if self.error else "expect-output"
+
+
+# ---------------------------------------------------------------------------------------------
+# type bindings
+
+
+class Types(Mapping):
+    """One binding of a version's type parameters, e.g. {"T": "float", "Tind": "int32"}.
+
+    `dtype` is the primary parameter's type (the case's `dtype`); `suffix` the non-default
+    bindings of the others, which case names append.
+    """
+
+    def __init__(self, binding: dict[str, str], primary: str, suffix: tuple[str, ...]):
+        self._b = dict(binding)
+        self.primary = primary
+        self.suffix = suffix
+
+    def __getitem__(self, param: str) -> str:
+        return self._b[param]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._b)
+
+    def __len__(self) -> int:
+        return len(self._b)
+
+    def __repr__(self) -> str:
+        return f"Types({self._b})"
+
+    @property
+    def dtype(self) -> str:
+        return self._b[self.primary]
+
+    def np(self, param: str | None = None) -> np.dtype:
+        return numpy_of(self._b[param or self.primary])
+
+
+Example = Callable[[OpVersion, Types, np.random.Generator], "Case | NotApplicable"]
+
+
+class Operator:
+    """One operator: its name, its examples, and how its type parameters are bound.
+
+    Every allowed type of the primary parameter is bound with the others at their defaults;
+    then every other allowed type of each other parameter, with the rest at their defaults.
+    So every (type parameter, type) cell gets the operator's examples at least once.
+    """
+
+    def __init__(self, name: str, domain: str = "", primary: str | None = None,
+                 defaults: dict[str, str | Callable[[OpVersion, dict], str]] | None = None):
+        self.name = name
+        self.domain = domain
+        self._primary = primary
+        self._defaults = defaults or {}
+        self.examples: dict[str, Example] = {}
+
+    def example(self, fn: Example | None = None, *, name: str | None = None):
+        """Decorator: register fn as the example named after it (or `name`)."""
+
+        def register(f: Example) -> Example:
+            key = name or f.__name__
+            if key in self.examples:
+                raise ValueError(f"{self.name}: two examples named {key}")
+            self.examples[key] = f
+            return f
+
+        return register(fn) if fn is not None else register
+
+    def case(self, example: str, v: OpVersion, t: Types, rng: np.random.Generator) -> Case | NotApplicable:
+        return self.examples[example](v, t, rng)
+
+    def primary_param(self, v: OpVersion) -> str:
+        """The stated primary parameter, else the one allowing the most types (first on a tie)."""
+        params = v.type_params
+        if self._primary in params:
+            return self._primary
+        return max(params, key=lambda p: len(params[p])) if params else ""
+
+    def default_type(self, v: OpVersion, param: str, binding: dict[str, str]) -> str:
+        allowed = v.type_params[param]
+        stated = self._defaults.get(param)
+        if callable(stated):
+            stated = stated(v, binding)
+        for candidate in (stated, "int64", "float"):
+            if candidate in allowed:
+                return candidate
+        return allowed[0]
+
+    def bindings(self, v: OpVersion) -> list[Types]:
+        params = v.type_params
+        if not params:
+            return [Types({}, "", ())]
+        primary = self.primary_param(v)
+        others = [p for p in params if p != primary]
+
+        def complete(binding: dict[str, str]) -> dict[str, str]:
+            for p in others:
+                if p not in binding:
+                    binding[p] = self.default_type(v, p, binding)
+            return {p: binding[p] for p in params}
+
+        out, seen = [], set()
+
+        def add(binding: dict[str, str]) -> None:
+            key = tuple(binding.items())
+            if key in seen:
+                return
+            seen.add(key)
+            defaults = complete({primary: binding[primary]})
+            suffix = tuple(binding[p] for p in others if binding[p] != defaults[p])
+            out.append(Types(binding, primary, suffix))
+
+        for t in params[primary]:
+            add(complete({primary: t}))
+        base = "float" if "float" in params[primary] else params[primary][0]
+        for p in others:
+            for t in params[p]:
+                add(complete({primary: base, p: t}))
+        return out
+
+
+# ---------------------------------------------------------------------------------------------
+# names and seeds
+
+
+def snake(op: str) -> str:
+    """ReduceLogSumExp -> reduce_log_sum_exp; ReduceL1 -> reduce_l1; GatherND -> gather_nd; Col2Im -> col2im."""
+    return re.sub(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", op).lower()
+
+
+def case_name(op: str, example: str, opset: int, dtype: str, suffix: tuple[str, ...] = ()) -> str:
+    tail = "".join(f"_{slug(s)}" for s in suffix)
+    return f"test_{snake(op)}_{example}_opset{opset}_{slug(dtype)}{tail}"
+
+
+def seeded_rng(*key) -> np.random.Generator:
+    """Random data seeded by the case's identity (opset aside: both opsets see the same data)."""
+    digest = hashlib.sha256("|".join(map(str, key)).encode()).digest()
+    return np.random.default_rng(int.from_bytes(digest[:8], "little"))

@@ -1,0 +1,35 @@
+"""Identity: the output is the input, for every tensor, sequence and optional type the version allows."""
+
+import numpy as np
+
+from generators.case import Case, NotApplicable, Operator, Opt, Seq
+from generators.movement import data
+
+OPERATOR = Operator("Identity")
+
+
+@OPERATOR.example
+def identity(v, t, rng):
+    x = data(t, (2, 3, 5), rng)
+    return Case({"input": x}, {"output": x})
+
+
+@OPERATOR.example
+def rank0(v, t, rng):
+    if "(" in t.dtype:
+        return NotApplicable("rank-0 is an example for tensor types")
+    x = data(t, (), rng)
+    return Case({"input": x}, {"output": x})
+
+
+@OPERATOR.example
+def empty(v, t, rng):
+    """A tensor with a zero dimension; an empty sequence; an empty optional."""
+    if t.dtype.startswith("optional("):
+        inner = t.dtype[len("optional("):-1]
+        x = Opt(None, inner[len("tensor("):-1] if inner.startswith("tensor(") else inner)
+    elif t.dtype.startswith("seq("):
+        x = Seq([], t.dtype[len("seq(tensor("):-2])
+    else:
+        x = data(t, (2, 0, 3), rng)
+    return Case({"input": x}, {"output": x})
