@@ -1,4 +1,7 @@
-"""Times `generate-cases` over the whole Reduce corpus against a named peer, in one invocation.
+"""Times `generate-cases` over the whole corpus against a named peer, in one invocation; reports peak memory.
+
+Peak memory is the largest resident set of the generating process and of any of its workers
+(getrusage; Linux reports it in KiB).
 
 Peer: onnx's own node-test machinery, `onnx.backend.test.case.node.collect_testcases()`, which
 builds its ~1,900 expect() cases in memory (it writes nothing). Each side runs in a fresh
@@ -18,10 +21,12 @@ import tempfile
 import time
 
 OURS = """
-import json, sys
+import json, resource, sys
 from generators.emit import generate_corpus
 index = generate_corpus(sys.argv[1], jobs=int(sys.argv[2]), crosscheck=sys.argv[3] == "1")
-print(json.dumps(len(index["cases"])))
+main = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+print(json.dumps([len(index["cases"]), main, workers]))
 """
 PEER = """
 import json
@@ -30,7 +35,7 @@ print(json.dumps(len(collect_testcases())))
 """
 
 
-def timed(code: str, *args: str) -> tuple[float, int]:
+def timed(code: str, *args: str) -> tuple[float, int | list]:
     t = time.perf_counter()
     out = subprocess.run([sys.executable, "-W", "ignore", "-c", code, *args], check=True, capture_output=True, text=True)
     return time.perf_counter() - t, json.loads(out.stdout.strip().splitlines()[-1])
@@ -49,9 +54,13 @@ def main() -> None:
         peer.append(timed(PEER))
     ours, peer = ours[1:], peer[1:]
     o_t, p_t = statistics.median(t for t, _ in ours), statistics.median(t for t, _ in peer)
-    o_n, p_n = ours[0][1], peer[0][1]
+    (o_n, _, _), p_n = ours[0][1], peer[0][1]
+    main_kib = max(r[1] for _, r in ours)
+    worker_kib = max(r[2] for _, r in ours)
     print(f"generate-cases (jobs={a.jobs}, crosscheck={a.crosscheck}): {o_n} cases written, median {o_t:.2f} s, "
           f"{o_n / o_t:.0f} cases/s")
+    print(f"peak resident memory: main process {main_kib / 1024:.0f} MiB, largest worker {worker_kib / 1024:.0f} MiB, "
+          f"at most {(main_kib + a.jobs * worker_kib) / 1024:.0f} MiB together")
     print(f"onnx collect_testcases (in memory): {p_n} cases built, median {p_t:.2f} s, {p_n / p_t:.0f} cases/s")
     print(f"throughput ratio (ours / onnx): {(o_n / o_t) / (p_n / p_t):.2f}x over {a.reps} alternating runs")
 

@@ -211,7 +211,7 @@ class Operator:
                 return
             seen.add(key)
             defaults = complete({primary: binding[primary]})
-            suffix = tuple(binding[p] for p in others if binding[p] != defaults[p])
+            suffix = tuple(_suffix(v, p, binding[p], others) for p in others if binding[p] != defaults[p])
             out.append(Types(binding, primary, suffix))
 
         for t in params[primary]:
@@ -221,6 +221,15 @@ class Operator:
             for t in params[p]:
                 add(complete({primary: base, p: t}))
         return out
+
+
+def _suffix(v: OpVersion, param: str, type_name: str, others: list[str]) -> str:
+    """A non-default binding in a case name: its type, prefixed by the input it types when another
+    parameter allows the same type (OneHot's T1 and T2: 'indices_uint8', 'depth_uint8')."""
+    if any(type_name in v.type_params[p] for p in others if p != param):
+        formal = next((i.name for i in (*v.schema.inputs, *v.schema.outputs) if i.type_str == param), param)
+        return f"{formal}_{type_name}"
+    return type_name
 
 
 # ---------------------------------------------------------------------------------------------

@@ -9,12 +9,21 @@ from generators.spec import versions
 
 
 def cells(ops: list[str]) -> list[tuple[str, int, str, str]]:
-    operators = all_operators()
+    """Every cell of every version in force; deprecated versions have no valid model and no cells."""
     out = []
-    for op in ops:
-        for v in versions(op, operators[op].domain):
-            out += [(op, v.since_version, p, t) for p, allowed in v.type_params.items() for t in allowed]
+    for v in _versions(ops):
+        if not v.deprecated:
+            out += [(v.op, v.since_version, p, t) for p, allowed in v.type_params.items() for t in allowed]
     return out
+
+
+def _versions(ops: list[str]):
+    operators = all_operators()
+    return [v for op in ops for v in versions(op, operators[op].domain)]
+
+
+def deprecated(ops: list[str]) -> list[tuple[str, int]]:
+    return [(v.op, v.since_version) for v in _versions(ops) if v.deprecated]
 
 
 def summarize(index: dict, ops: list[str]) -> dict:
@@ -32,8 +41,7 @@ def summarize(index: dict, ops: list[str]) -> dict:
         for p, t in r.get("types", {}).items():
             why[(r["op"], r["since_version"], p, t)].append(f"{r['example']}: {r['reason']}")
     missing = [(c, why.get(c, ["no example emitted"])) for c in all_cells if c not in covered]
-    all_versions = sorted({(op, sv) for op, sv, _, _ in all_cells} | {(op, v.since_version) for op in ops
-                                                                        for v in versions(op, all_operators()[op].domain)})
+    all_versions = sorted((v.op, v.since_version) for v in _versions(ops) if not v.deprecated)
     per_op = {}
     for op, sv, p, t in all_cells:
         row = per_op.setdefault(op, {"cells": 0, "covered": 0, "versions": set(), "versions_covered": set()})
@@ -47,7 +55,8 @@ def summarize(index: dict, ops: list[str]) -> dict:
     by_example = Counter((r["example"], r["reason"]) for r in index["not_applicable"])
     return {"total": len(all_cells), "covered": len(all_cells) - len(missing), "missing": missing,
             "versions": len(all_versions), "versions_covered": len(versions_covered & set(all_versions)),
-            "per_op": per_op, "by_example": by_example, "cases": len(index["cases"])}
+            "per_op": per_op, "by_example": by_example, "cases": len(index["cases"]),
+            "deprecated": deprecated(ops)}
 
 
 def summary_lines(s: dict) -> list[str]:
@@ -55,6 +64,8 @@ def summary_lines(s: dict) -> list[str]:
     lines = [f"{s['cases']} cases; (operator, version, type parameter, type) cells covered: "
              f"{s['covered']}/{s['total']} ({pct:.1f}%); operator versions covered: "
              f"{s['versions_covered']}/{s['versions']}"]
+    for op, sv in s.get("deprecated", []):
+        lines.append(f"  not counted: {op}-{sv} is deprecated; onnx.checker refuses every model using it")
     for (op, sv, param, t), reasons in s["missing"]:
         lines.append(f"  not covered: {op}-{sv} {param}={t}: {'; '.join(sorted(set(reasons)))}")
     return lines

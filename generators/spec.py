@@ -34,6 +34,11 @@ class OpVersion:
         """The first and the last opset where this version is in force (one when they coincide)."""
         return tuple(sorted({self.first_opset, self.last_opset}))
 
+    @property
+    def deprecated(self) -> bool:
+        """A deprecated schema (Scatter-11, Upsample-10, ...): onnx's checker refuses every model using it."""
+        return bool(self.schema.deprecated)
+
     def has_input(self, name: str) -> bool:
         return any(i.name == name for i in self.schema.inputs)
 

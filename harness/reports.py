@@ -1,4 +1,4 @@
-"""Conformance matrices (operator x since_version by dtype) as JSON, Markdown and one offline HTML file."""
+"""Conformance matrices (operator x since_version [x type parameter] by type) as JSON, Markdown and one offline HTML file."""
 
 from __future__ import annotations
 
@@ -64,13 +64,14 @@ def build_matrix(results: list[dict], run_info: dict) -> dict:
     rows: dict[tuple, dict] = {}
     columns: set[str] = set()
     for r in results:
-        dtype = r.get("dtype") or NO_DTYPE
-        columns.add(dtype)
-        key = (r.get("domain") or "", r.get("op") or "(none)", r.get("since_version"))
-        row = rows.setdefault(key, {"domain": key[0], "op": key[1], "since_version": key[2], "cells": {}})
-        cell = row["cells"].setdefault(dtype, {"counts": {}})
         status = r.get("status") or "error"
-        cell["counts"][status] = cell["counts"].get(status, 0) + 1
+        for param, dtype in _cells_of(r):
+            columns.add(dtype)
+            key = (r.get("domain") or "", r.get("op") or "(none)", r.get("since_version"), param)
+            row = rows.setdefault(key, {"domain": key[0], "op": key[1], "since_version": key[2], "param": param,
+                                        "cells": {}})
+            cell = row["cells"].setdefault(dtype, {"counts": {}})
+            cell["counts"][status] = cell["counts"].get(status, 0) + 1
     for row in rows.values():
         for cell in row["cells"].values():
             cell["total"] = sum(cell["counts"].values())
@@ -90,6 +91,15 @@ def build_matrix(results: list[dict], run_info: dict) -> dict:
             for r in _failures(results)
         ],
     }
+
+
+def _cells_of(r: dict) -> list[tuple[str | None, str]]:
+    """The (type parameter, type) cells a case counts in: the primary parameter (the one bound to
+    the case's dtype) as a row of its own with no label, each other parameter as a labelled row."""
+    dtype = r.get("dtype") or NO_DTYPE
+    types = r.get("types") or {}
+    primary = next((p for p, t in types.items() if t == dtype), None)
+    return [(None, dtype)] + [(p, t) for p, t in types.items() if p != primary]
 
 
 def _tally(results: list[dict]) -> dict[str, int]:
@@ -124,8 +134,8 @@ def _grouped(failures: list[dict]) -> list[tuple[dict, int]]:
 
 
 def _row_key(key: tuple) -> tuple:
-    domain, op, since = key
-    return (domain, op.lower(), op, since is None, since or 0)
+    domain, op, since, param = key
+    return (domain, op.lower(), op, since is None, since or 0, param is not None, param or "")
 
 
 def _column_key(name: str) -> tuple:
@@ -154,7 +164,8 @@ def _one_line(text: Any, limit: int | None = None) -> str:
 
 
 def _op_label(row: dict) -> str:
-    return f"{row['domain']}.{row['op']}" if row["domain"] else row["op"]
+    op = f"{row['domain']}.{row['op']}" if row["domain"] else row["op"]
+    return f"{op} ({row['param']})" if row.get("param") else op
 
 
 def _since_label(row: dict) -> str:

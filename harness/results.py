@@ -16,7 +16,7 @@ from pathlib import Path
 
 STATUSES = ("pass", "fail", "unsupported", "error", "crash", "timeout", "flaky", "skip")
 FIELDS = (
-    "case", "op", "domain", "opset", "since_version", "dtype", "example", "kind",
+    "case", "op", "domain", "opset", "since_version", "dtype", "types", "example", "kind",
     "status", "stage", "detail",
     "max_abs_err", "max_rel_err", "max_ulp", "mismatches", "first_bad_index",
     "seconds",
@@ -32,7 +32,7 @@ def new_result(case, **fields) -> dict:
     result.update(
         case=facts["name"], op=facts.get("op"), domain=facts.get("domain", ""),
         opset=facts.get("opset"), since_version=facts.get("since_version"),
-        dtype=facts.get("dtype"), example=facts.get("example"), kind=facts.get("kind"),
+        dtype=facts.get("dtype"), types=facts.get("types"), example=facts.get("example"), kind=facts.get("kind"),
     )
     result.update(fields)
     return result

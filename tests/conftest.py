@@ -112,3 +112,12 @@ def identity_case(root: Path, name: str) -> Path:
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)])
     x = np.arange(4, dtype=np.float32)
     return _write_case(root, name, model, [x], [x])
+
+
+@pytest.fixture(scope="session")
+def generated_corpus(tmp_path_factory) -> tuple[Path, dict]:
+    """The project's whole corpus, generated once per test process (no cross-check)."""
+    from generators.emit import generate_corpus
+
+    out = tmp_path_factory.mktemp("generated")
+    return out, generate_corpus(out, jobs=2, crosscheck=False)

@@ -13,13 +13,9 @@ from harness import compare_reports, scoreboard
 from tests.conftest import REPO, run_cli
 
 
-@pytest.fixture(scope="module")
-def full_corpus(tmp_path_factory) -> Path:
-    from generators.emit import generate_corpus
-
-    out = tmp_path_factory.mktemp("full")
-    generate_corpus(out, jobs=2, crosscheck=False)
-    return out
+@pytest.fixture
+def full_corpus(generated_corpus) -> Path:
+    return generated_corpus[0]
 
 
 # The backends CI gates on: the core install's two, and the extras .ci/run installs.

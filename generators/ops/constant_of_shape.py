@@ -1,0 +1,77 @@
+"""ConstantOfShape: a tensor of the shape its input gives, every element the one value of the value attribute."""
+
+import numpy as np
+from onnx import numpy_helper
+
+from generators.case import Case, NotApplicable, Operator
+from generators.movement import data, declared, once_per_version
+
+OPERATOR = Operator("ConstantOfShape", primary="T2")
+
+NO_ZERO = NotApplicable("float8e8m0 (8-bit exponent, no mantissa: 2^-127..2^127 and NaN) has no encoding of 0")
+
+
+def _fill(t, number):
+    """`number` rounded once to the output type (0 and 1 are exact in every type that has them)."""
+    return np.array([number], dtype=object) if t.dtype == "string" else np.array([number], dtype=t.np())
+
+
+def _case(shape, fill):
+    shape = np.array(shape, dtype=np.int64)
+    out = np.full(tuple(shape.tolist()), fill[0], dtype=fill.dtype)
+    return Case({"input": shape}, {"output": out}, {"value": numpy_helper.from_array(fill, "value")})
+
+
+@OPERATOR.example
+def float_ones(v, t, rng):
+    """onnx's test_constantofshape_float_ones: shape [4, 3, 2], value 1 (here in every T2)."""
+    return _case([4, 3, 2], _fill(t, 1))
+
+
+@OPERATOR.example
+def int_zeros(v, t, rng):
+    """onnx's test_constantofshape_int_zeros: shape [10, 6], value 0 (here in every T2)."""
+    if t.dtype == "float8e8m0":
+        return NO_ZERO
+    return _case([10, 6], _fill(t, 0))
+
+
+@OPERATOR.example
+def int_shape_zero(v, t, rng):
+    """onnx's test_constantofshape_int_shape_zero: shape [0], an empty output."""
+    return _case([0], data(t, (1,), rng))
+
+
+@OPERATOR.example
+def value(v, t, rng):
+    """A value from the type's own data (its special encodings among them); 15 elements, odd."""
+    pool = data(t, (4,), rng)
+    return _case([3, 1, 5], pool[int(rng.integers(0, 4)):][:1])
+
+
+@OPERATOR.example
+def rank0(v, t, rng):
+    """'If empty tensor is given, the output would be a scalar.'"""
+    return _case([], data(t, (1,), rng))
+
+
+@OPERATOR.example
+def default_value(v, t, rng):
+    """No value attribute: 'it defaults to a tensor of value 0 and datatype float32'."""
+    if t.dtype != "float":
+        return NotApplicable("without the value attribute the output is float: 'If not specified, it defaults "
+                             "to a tensor of value 0 and datatype float32'")
+    shape = np.array([2, 3], dtype=np.int64)
+    return Case({"input": shape}, {"output": np.zeros((2, 3), dtype=np.float32)})
+
+
+@OPERATOR.example
+def negative_dim(v, t, rng):
+    """Rejection: a negative dimension in the shape input."""
+    na = once_per_version(v, t)
+    if na:
+        return na
+    shape = np.array([2, -1], dtype=np.int64)
+    fill = _fill(t, 1)
+    return Case({"input": shape}, {"output": declared(t.dtype, 2)}, {"value": numpy_helper.from_array(fill, "value")},
+                error=v.schema.inputs[0].description.strip().split(". ")[-1])

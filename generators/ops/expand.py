@@ -1,0 +1,62 @@
+"""Expand: the input broadcast against `shape` (dimensions right-aligned, equal or one of them 1)."""
+
+import numpy as np
+
+from generators.case import Case, Operator
+from generators.movement import data, indices
+
+OPERATOR = Operator("Expand")
+
+
+def broadcast(a, b):
+    """'Dimensions are right alignment; Two corresponding dimensions must have the same value, or one of them is equal to 1.'"""
+    n = max(len(a), len(b))
+    a, b = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
+    return tuple(y if x == 1 else x for x, y in zip(a, b))
+
+
+def expand_case(x, shape):
+    y = np.broadcast_to(x, broadcast(x.shape, shape)).copy()
+    return Case({"input": x, "shape": indices(shape)}, {"output": y})
+
+
+def one_two_three(t, rng):
+    """The documented [[1], [2], [3]] where the type holds 1, 2 and 3 exactly, else the type's own test data."""
+    if t.dtype not in ("bool", "string"):
+        x = np.array([[1], [2], [3]]).astype(t.np())
+        if np.array_equal(x.astype(np.complex128), np.array([[1], [2], [3]])):
+            return x
+    return data(t, (3, 1), rng)
+
+
+@OPERATOR.example
+def dim_changed(v, t, rng):
+    return expand_case(one_two_three(t, rng), [2, 1, 6])
+
+
+@OPERATOR.example
+def dim_unchanged(v, t, rng):
+    return expand_case(one_two_three(t, rng), [3, 4])
+
+
+@OPERATOR.example
+def shape_smaller_rank(v, t, rng):
+    """'It is possible that the output.shape is not equal to shape, when some dimensions in shape is equal to 1,
+    or the shape.ndim < input.shape.ndim.'"""
+    return expand_case(data(t, (2, 1, 5), rng), [3, 1])
+
+
+@OPERATOR.example
+def largest_rank(v, t, rng):
+    """A rank-8 result from a rank-3 input with an odd element count."""
+    return expand_case(data(t, (3, 1, 5), rng), [2, 1, 1, 1, 1, 1, 4, 1])
+
+
+@OPERATOR.example
+def rank0(v, t, rng):
+    return expand_case(data(t, (), rng), [3])
+
+
+@OPERATOR.example
+def zero_dim(v, t, rng):
+    return expand_case(data(t, (1, 3), rng), [2, 0, 1])

@@ -1,0 +1,77 @@
+"""EyeLike: ones on diagonal k of a matrix shaped like the input, zeros elsewhere, of type dtype or else the input's."""
+
+import re
+
+import numpy as np
+
+from generators.case import Case, NotApplicable, Operator
+from generators.movement import data, declared, once_per_version
+from harness.dtypes import elem_type_of
+
+# T2 follows T1: 'If 'dtype' is not specified, then the type of input tensor is used.'
+OPERATOR = Operator("EyeLike", primary="T1", defaults={"T2": lambda v, binding: binding["T1"]})
+
+
+def _case(t, shape, k=None, with_dtype=True, rng=None):
+    x = data(t, shape, rng, "T1")
+    out = np.eye(shape[0], shape[1], 0 if k is None else k, dtype=np.float64).astype(t.np("T2"))  # 0, 1 exact
+    attrs = {}
+    if with_dtype:
+        attrs["dtype"] = elem_type_of(t["T2"])
+    if k is not None:
+        attrs["k"] = k
+    return Case({"input": x}, {"output": out}, attrs)
+
+
+@OPERATOR.example
+def without_dtype(v, t, rng):
+    """onnx's test_eyelike_without_dtype: 4 x 4, the output typed like the input."""
+    if t["T2"] != t["T1"]:
+        return NotApplicable("without dtype 'the type of input tensor is used': T2 is T1")
+    return _case(t, (4, 4), with_dtype=False, rng=rng)
+
+
+@OPERATOR.example
+def with_dtype(v, t, rng):
+    """onnx's test_eyelike_with_dtype: 3 x 4, the output of type dtype."""
+    return _case(t, (3, 4), rng=rng)
+
+
+@OPERATOR.example
+def populate_off_main_diagonal(v, t, rng):
+    """onnx's test_eyelike_populate_off_main_diagonal: 4 x 5, k = 1."""
+    return _case(t, (4, 5), k=1, rng=rng)
+
+
+@OPERATOR.example
+def negative_k(v, t, rng):
+    """A lower diagonal, k = -2, on a tall 5 x 3 matrix (15 elements, odd)."""
+    return _case(t, (5, 3), k=-2, rng=rng)
+
+
+@OPERATOR.example
+def k_beyond(v, t, rng):
+    """k past the last column: no T2[i, i+k] exists, all zeros."""
+    return _case(t, (3, 4), k=4, rng=rng)
+
+
+@OPERATOR.example
+def negative_k_beyond(v, t, rng):
+    """k below the last row: all zeros."""
+    return _case(t, (3, 4), k=-3, rng=rng)
+
+
+@OPERATOR.example
+def empty(v, t, rng):
+    """A zero-row input: a zero-row output."""
+    return _case(t, (0, 3), rng=rng)
+
+
+@OPERATOR.example
+def rank3_input(v, t, rng):
+    """Rejection: an input of rank 3."""
+    na = once_per_version(v, t)
+    if na:
+        return na
+    return Case({"input": data(t, (2, 2, 2), rng, "T1")}, {"output": declared(t["T2"], 3)},
+                error=re.search(r"Only 2D tensors are supported, i\.e\. [^.]*\.", v.doc).group(0))

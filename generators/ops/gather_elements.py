@@ -1,0 +1,95 @@
+"""GatherElements: one element of data per element of indices, indices replacing the position along axis."""
+
+import numpy as np
+
+from generators.case import Case, Operator
+from generators.gather_family import doc_or_data, index_rule
+from generators.movement import data, declared, indices, once_per_version
+
+OPERATOR = Operator("GatherElements", primary="T", defaults={"Tind": "int64"})
+
+
+def gather_elements(x: np.ndarray, idx: np.ndarray, axis: int) -> np.ndarray:
+    """out[i_0, .., i_axis, ..] = data[i_0, .., indices[i], ..]; a negative index counts from the back."""
+    axis %= x.ndim
+    out = np.empty(idx.shape, dtype=x.dtype)
+    for pos in np.ndindex(idx.shape):
+        src = list(pos)
+        src[axis] = int(idx[pos]) % x.shape[axis]
+        out[pos] = x[tuple(src)]
+    return out
+
+
+def _case(t, x, idx_values, axis=None):
+    idx = indices(idx_values, t["Tind"])
+    attrs = {} if axis is None else {"axis": axis}
+    return Case({"data": x, "indices": idx}, {"output": gather_elements(x, idx, axis or 0)}, attrs)
+
+
+@OPERATOR.example(name="0")
+def axis_1(v, t, rng):
+    x = doc_or_data(t, [[1, 2], [3, 4]], rng)
+    return _case(t, x, [[0, 0], [1, 0]], axis=1)
+
+
+@OPERATOR.example(name="1")
+def axis_0(v, t, rng):
+    x = doc_or_data(t, [[1, 2, 3], [4, 5, 6], [7, 8, 9]], rng)
+    return _case(t, x, [[1, 2, 0], [2, 0, 0]], axis=0)
+
+
+@OPERATOR.example
+def negative_indices(v, t, rng):
+    x = doc_or_data(t, [[1, 2, 3], [4, 5, 6], [7, 8, 9]], rng)
+    return _case(t, x, [[-1, -2, 0], [-2, 0, 0]], axis=0)
+
+
+@OPERATOR.example
+def default_axis(v, t, rng):
+    """No axis attribute: "by default, the outer-most axis, that is axis 0"; odd counts (15 and 5)."""
+    x = data(t, (3, 5), rng)
+    return _case(t, x, [[2, 0, 1, 1, 2]])
+
+
+@OPERATOR.example
+def negative_axis(v, t, rng):
+    """axis -1 of rank 3, shorter there than data (the other dimensions equal data's: onnx's
+    reference and torch.gather need that, and the equations leave nothing else defined)."""
+    x = data(t, (3, 2, 5), rng)
+    idx = [[[4, 0, 3], [1, 1, 2]], [[0, 2, 4], [3, 3, 0]], [[2, 1, 0], [4, 4, 1]]]
+    return _case(t, x, idx, axis=-1)
+
+
+@OPERATOR.example
+def rank1(v, t, rng):
+    """Rank 1 (the least r allows): indices longer than data, repeating entries."""
+    x = data(t, (3,), rng)
+    return _case(t, x, [2, 0, 1, 0, 2, 2, 1])
+
+
+@OPERATOR.example
+def empty(v, t, rng):
+    """Indices with a zero dimension: an empty output of the indices' shape."""
+    x = data(t, (2, 3), rng)
+    return _case(t, x, np.zeros((2, 0), np.int64), axis=1)
+
+
+@OPERATOR.example
+def out_of_range_indices(v, t, rng):
+    na = once_per_version(v, t)
+    if na:
+        return na
+    x = data(t, (2, 3), rng)
+    idx = indices([[0, 3], [1, 2]], t["Tind"])
+    return Case({"data": x, "indices": idx}, {"output": declared(t.dtype, 2)}, {"axis": 1}, error=index_rule(v))
+
+
+@OPERATOR.example
+def out_of_range_negative_indices(v, t, rng):
+    """-s - 1: one below the range's lower end."""
+    na = once_per_version(v, t)
+    if na:
+        return na
+    x = data(t, (2, 3), rng)
+    idx = indices([[0, 1], [-4, 2]], t["Tind"])
+    return Case({"data": x, "indices": idx}, {"output": declared(t.dtype, 2)}, {"axis": 1}, error=index_rule(v))

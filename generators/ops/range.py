@@ -1,0 +1,86 @@
+"""Range: start, start + delta, ... up to limit (exclusive), each element start + i*delta computed exactly and rounded once."""
+
+import math
+from fractions import Fraction
+
+import ml_dtypes
+import numpy as np
+
+from generators.case import Case, NotApplicable, Operator
+from generators.values import is_float
+
+OPERATOR = Operator("Range")
+
+
+def _case(t, start, limit, delta):
+    """The spec's number_of_elements = max(ceil((limit - start) / delta), 0) and output[i] = start + (i * delta),
+    in exact arithmetic; every operand is exact in the type, so only the final rounding is left."""
+    dt = t.np()
+    s, l, d = (np.array(float(x) if is_float(t.dtype) else int(x), dtype=dt) for x in (start, limit, delta))
+    fs, fl, fd = (Fraction(float(x)) if is_float(t.dtype) else Fraction(int(x)) for x in (s, l, d))
+    if (fs, fl, fd) != (Fraction(start), Fraction(limit), Fraction(delta)):
+        raise ValueError(f"Range example operands {start}, {limit}, {delta} are not exact in {t.dtype}")
+    n = max(math.ceil((fl - fs) / fd), 0)
+    exact = [fs + i * fd for i in range(n)]
+    out = np.array([float(x) if is_float(t.dtype) else int(x) for x in exact], dtype=np.float64
+                   if is_float(t.dtype) else object).astype(dt) if n else np.zeros(0, dtype=dt)
+    return Case({"start": s, "limit": l, "delta": d}, {"output": out})
+
+
+@OPERATOR.example
+def positive_delta(v, t, rng):
+    """onnx's test_range_{float,float16,bfloat16}_type_positive_delta: 1, 5, 2 -> [1, 3]."""
+    return _case(t, 1, 5, 2)
+
+
+@OPERATOR.example
+def negative_delta(v, t, rng):
+    """onnx's test_range_int32_type_negative_delta: 10, 6, -3 -> [10, 7]."""
+    return _case(t, 10, 6, -3)
+
+
+@OPERATOR.example
+def doc_example_1(v, t, rng):
+    """The schema's Example 1: start = 3, limit = 9, delta = 3 -> [3, 6]."""
+    return _case(t, 3, 9, 3)
+
+
+@OPERATOR.example
+def doc_example_2(v, t, rng):
+    """The schema's Example 2: start = 10, limit = 4, delta = -2 -> [10, 8, 6] (odd count)."""
+    return _case(t, 10, 4, -2)
+
+
+@OPERATOR.example
+def empty(v, t, rng):
+    """limit on the wrong side of start: max(ceil(...), 0) = 0 elements."""
+    return _case(t, 5, 1, 2)
+
+
+@OPERATOR.example
+def partial_step(v, t, rng):
+    """(limit - start) / delta not whole: the count rounds up, the last element stays below limit."""
+    if is_float(t.dtype):
+        return _case(t, Fraction(-1, 2), Fraction(9, 4), Fraction(3, 4))  # exact binary fractions: 4 elements
+    return _case(t, -4, 7, 3)
+
+
+@OPERATOR.example
+def near_max(v, t, rng):
+    """Elements next to the type's largest value (integers) or where the float spacing is 2: no overflow,
+    no accumulated rounding (start + i*delta, not repeated additions)."""
+    dt = t.np()
+    if is_float(t.dtype):
+        top = Fraction(2) ** (ml_dtypes.finfo(dt).nmant + 1)  # spacing 2 from here: only even values exist
+        return _case(t, top, top + 8, 2)
+    hi = int(np.iinfo(dt).max)
+    return _case(t, hi - 7, hi, 3)
+
+
+@OPERATOR.example
+def negative_range(v, t, rng):
+    """Negative start, negative delta, down towards the type's smallest value (integers)."""
+    if is_float(t.dtype):
+        return _case(t, -1, -6, -1)
+    lo = int(np.iinfo(t.np()).min)
+    return _case(t, lo + 8, lo, -4)

@@ -1,0 +1,85 @@
+"""Reshape: the same elements in row-major order, in the shape the `shape` list (attribute in version 1, input from 5) gives."""
+
+import math
+
+from generators.case import Case, NotApplicable, Operator
+from generators.movement import data, declared, once_per_version
+from generators.shape_family import ints_argument
+
+OPERATOR = Operator("Reshape")
+
+
+def resolve(in_shape, shape, allowzero=0):
+    """The output shape: 0 copies the input's dimension unless allowzero, one -1 takes what is left."""
+    out = [in_shape[i] if s == 0 and not allowzero else s for i, s in enumerate(shape)]
+    if -1 in out:
+        rest = math.prod(d for d in out if d != -1)
+        out[out.index(-1)] = math.prod(in_shape) // rest
+    return tuple(out)
+
+
+def reshape_case(v, t, rng, in_shape, shape, allowzero=None):
+    x = data(t, in_shape, rng)
+    inputs, attrs = {"data": x}, {}
+    ints_argument(v, "shape", shape, inputs, attrs)
+    if allowzero is not None:
+        attrs["allowzero"] = allowzero
+    return Case(inputs, {"reshaped": x.reshape(resolve(in_shape, shape, allowzero or 0))}, attrs)
+
+
+# The documented examples: a [2, 3, 4] tensor into each of these shapes.
+DOCUMENTED = {
+    "reordered_all_dims": [4, 2, 3],
+    "reordered_last_dims": [2, 4, 3],
+    "reduced_dims": [2, 12],
+    "extended_dims": [2, 3, 2, 2],
+    "one_dim": [24],
+    "negative_dim": [2, -1, 2],
+    "negative_extended_dims": [-1, 2, 3, 4],
+    "zero_dim": [2, 0, 4, 1],
+    "zero_and_negative_dim": [2, 0, 1, -1],
+}
+
+
+def documented(shape):
+    return lambda v, t, rng: reshape_case(v, t, rng, (2, 3, 4), shape)
+
+
+for _name, _shape in DOCUMENTED.items():
+    OPERATOR.example(documented(_shape), name=_name)
+
+
+@OPERATOR.example
+def allowzero_reordered(v, t, rng):
+    if not v.has_attribute("allowzero"):
+        return NotApplicable(f"Reshape-{v.since_version} has no attribute allowzero (from version 14: "
+                             "\"If 'allowzero' is set, and the new shape includes 0, the dimension will be set "
+                             "explicitly to zero (i.e. not taken from input tensor).\")")
+    return reshape_case(v, t, rng, (0, 3, 4), [3, 4, 0], allowzero=1)
+
+
+@OPERATOR.example
+def scalar(v, t, rng):
+    """'Shape (second input) could be an empty shape, which means converting to a scalar.'"""
+    if not v.has_input("shape"):
+        # make_node infers an attribute's type from its elements: an empty list has none to say INTS.
+        return NotApplicable("Reshape-1 takes shape as an INTS attribute, and the case model cannot write "
+                             "an empty INTS attribute (onnx.helper.make_node cannot infer its type)")
+    return reshape_case(v, t, rng, (1, 1, 1), [])
+
+
+@OPERATOR.example
+def odd(v, t, rng):
+    """An odd element count, for the types packed several to a byte."""
+    return reshape_case(v, t, rng, (3, 1, 5), [5, -1])
+
+
+@OPERATOR.example
+def two_negative_dims(v, t, rng):
+    na = once_per_version(v, t)
+    if na:
+        return na
+    inputs, attrs = {"data": data(t, (2, 3, 4), rng)}, {}
+    ints_argument(v, "shape", [2, -1, -1], inputs, attrs)
+    return Case(inputs, {"reshaped": declared(t.dtype, 3)}, attrs,
+                error=v.sentence(r"At most one dimension of the new shape can be -1"))

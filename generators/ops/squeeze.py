@@ -1,0 +1,70 @@
+"""Squeeze: the input without the size-1 dimensions `axes` names (attribute to version 11, input from 13), or without all of them."""
+
+from generators.case import Case, NotApplicable, Operator
+from generators.movement import data, declared, once_per_version
+from generators.shape_family import ints_argument
+
+OPERATOR = Operator("Squeeze")
+
+
+def squeeze_case(v, t, rng, shape, axes):
+    if axes is not None and min(axes) < 0 and v.since_version < 11:
+        return NotApplicable("Squeeze-1: axes is a \"List of non-negative integers, indicate the dimensions "
+                             "to squeeze.\" (negative axes from version 11)")
+    x = data(t, shape, rng)
+    gone = {i for i, d in enumerate(shape) if d == 1} if axes is None else {a % len(shape) for a in axes}
+    inputs, attrs = {"data": x}, {}
+    ints_argument(v, "axes", axes, inputs, attrs)
+    return Case(inputs, {"squeezed": x.reshape([d for i, d in enumerate(shape) if i not in gone])}, attrs)
+
+
+@OPERATOR.example
+def squeeze(v, t, rng):
+    return squeeze_case(v, t, rng, (1, 3, 4, 5), [0])
+
+
+@OPERATOR.example
+def negative_axes(v, t, rng):
+    return squeeze_case(v, t, rng, (1, 3, 1, 5), [-2])
+
+
+@OPERATOR.example
+def no_axes(v, t, rng):
+    """'If `axes` is not provided, all the single dimensions will be removed from the shape.'"""
+    return squeeze_case(v, t, rng, (1, 3, 1, 5), None)
+
+
+@OPERATOR.example
+def three_axes(v, t, rng):
+    return squeeze_case(v, t, rng, (1, 3, 1, 5, 1), [0, 2, 4])
+
+
+@OPERATOR.example
+def unsorted_axes(v, t, rng):
+    if v.since_version < 11:
+        # Squeeze-1's shape inference walks axes as if ascending, so the full checker rejects this model.
+        return NotApplicable("Squeeze-1's schema infers the output shape only for ascending axes (onnx's "
+                             "full check: 'Inferred shape and existing shape differ in rank'); unsorted axes "
+                             "are an example from version 11")
+    return squeeze_case(v, t, rng, (3, 1, 5, 1), [3, 1])
+
+
+@OPERATOR.example
+def to_scalar(v, t, rng):
+    return squeeze_case(v, t, rng, (1, 1), [0, 1])
+
+
+@OPERATOR.example
+def zero_dim(v, t, rng):
+    return squeeze_case(v, t, rng, (0, 1, 3), [1])
+
+
+@OPERATOR.example
+def not_one(v, t, rng):
+    na = once_per_version(v, t)
+    if na:
+        return na
+    inputs, attrs = {"data": data(t, (2, 1, 3), rng)}, {}
+    ints_argument(v, "axes", [0], inputs, attrs)
+    return Case(inputs, {"squeezed": declared(t.dtype, 2)}, attrs,
+                error=v.sentence(r"shape entry not equal to one, an error is raised"))

@@ -1,0 +1,139 @@
+"""Unique: the distinct elements (or subtensors along an axis), first-occurrence indices, inverse indices and counts."""
+
+import numpy as np
+
+from generators.case import Case, Operator
+from generators.movement import data, declared, once_per_version
+
+OPERATOR = Operator("Unique", primary="T")
+
+NUMERIC = ("uint", "int", "float", "double", "bfloat16")
+
+
+def values_of(t, codes, rng):
+    """A tensor whose equal codes are equal values and whose value order follows the code order.
+
+    Numeric types take the codes themselves (the documented numbers); the others a sorted pool of
+    distinct values without specials: NaN makes the result unspecified and -0.0 == 0.0 ties.
+    bool has two values, so its codes are taken modulo 2 (the oracle works from the values).
+    Complex numbers have no ascending order in the spec: the pool k + k/2 i is ordered alike by
+    real part, by (real, imaginary) and by magnitude.
+    """
+    codes = np.asarray(codes)
+    if t.dtype.startswith(NUMERIC):
+        return codes.astype(t.np())
+    if t.dtype == "bool":
+        return (codes % 2).astype(bool)
+    k = int(codes.max()) + 1
+    if t.dtype.startswith("complex"):
+        pool = np.array([complex(i + 1, (i + 1) / 2) for i in range(k)], dtype=t.np())
+    else:
+        pool = np.array(sorted(data(t, (k,), rng, specials=False).tolist()), dtype=object)
+    out = pool[codes.reshape(-1)].reshape(codes.shape)
+    return out
+
+
+def key(x):
+    return (x.real, x.imag) if isinstance(x, complex) else x
+
+
+def unique(x, axis=None, sorted_=True):
+    """(Y, indices, inverse_indices, counts), by first occurrence, then reordered ascending when sorted.
+
+    With an axis, the items are the subtensors along it, compared as their elements in row-major
+    order (the schema's Example 4 orders them so).
+    """
+    if axis is None:
+        moved = x.reshape(-1, 1)
+    else:
+        moved = np.moveaxis(x, axis, 0).reshape(x.shape[axis], -1)
+    items = [tuple(key(e) for e in row.tolist()) for row in moved]
+    first, seen = [], {}
+    inverse, counts = [], []
+    for i, item in enumerate(items):
+        if item not in seen:
+            seen[item] = len(first)
+            first.append(i)
+            counts.append(0)
+        inverse.append(seen[item])
+        counts[seen[item]] += 1
+    order = list(range(len(first)))
+    if sorted_:
+        order.sort(key=lambda j: items[first[j]])
+    rank = {j: r for r, j in enumerate(order)}
+    indices = np.array([first[j] for j in order], dtype=np.int64)
+    inverse_ = np.array([rank[j] for j in inverse], dtype=np.int64)
+    counts_ = np.array([counts[j] for j in order], dtype=np.int64)
+    if axis is None:
+        y = x.reshape(-1)[indices]
+    else:
+        y = np.take(x, indices, axis=axis)
+    return y, indices, inverse_, counts_
+
+
+def case(x, axis=None, sorted_=1, outputs=("Y", "indices", "inverse_indices", "counts")):
+    y = unique(x, None if axis is None else axis % x.ndim, bool(sorted_))
+    attrs = {} if axis is None else {"axis": axis}
+    if sorted_ != 1:
+        attrs["sorted"] = sorted_
+    names = ("Y", "indices", "inverse_indices", "counts")
+    return Case({"X": x}, {n: (r if n in outputs else None) for n, r in zip(names, y)}, attrs)
+
+
+# The schema's Examples 1-4 and onnx's node tests, as codes.
+FLAT = [2, 1, 1, 3, 4, 3]
+
+
+@OPERATOR.example
+def sorted_without_axis(v, t, rng):
+    return case(values_of(t, FLAT, rng))
+
+
+@OPERATOR.example
+def not_sorted_without_axis(v, t, rng):
+    return case(values_of(t, FLAT, rng), sorted_=0)
+
+
+@OPERATOR.example
+def sorted_with_axis(v, t, rng):
+    return case(values_of(t, [[1, 0, 0], [1, 0, 0], [2, 3, 4]], rng), axis=0)
+
+
+@OPERATOR.example
+def sorted_with_axis_3d(v, t, rng):
+    codes = [[[1, 1], [0, 1], [2, 1], [0, 1]], [[1, 1], [0, 1], [2, 1], [0, 1]]]
+    return case(values_of(t, codes, rng), axis=1)
+
+
+@OPERATOR.example
+def sorted_with_negative_axis(v, t, rng):
+    return case(values_of(t, [[1, 0, 0], [1, 0, 0], [2, 3, 3]], rng), axis=-1)
+
+
+@OPERATOR.example
+def length_1(v, t, rng):
+    return case(values_of(t, [0], rng))
+
+
+@OPERATOR.example
+def not_sorted_with_negative_axis(v, t, rng):
+    """Subtensors along axis -2 of a [1, 5, 3] tensor (15 elements), kept in first-occurrence order."""
+    codes = [[[3, 1, 0], [0, 2, 1], [3, 1, 0], [1, 1, 1], [0, 2, 1]]]
+    return case(values_of(t, codes, rng), axis=-2, sorted_=0)
+
+
+@OPERATOR.example
+def sorted_y_and_counts(v, t, rng):
+    """Only Y and counts asked for; 13 elements drawn from 5 values."""
+    codes = rng.integers(0, 5, size=13)
+    return case(values_of(t, codes, rng), outputs=("Y", "counts"))
+
+
+@OPERATOR.example
+def axis_out_of_range(v, t, rng):
+    na = once_per_version(v, t)
+    if na:
+        return na
+    outs = {"Y": declared(t.dtype, 2), **{n: declared("int64", 1) for n in ("indices", "inverse_indices", "counts")}}
+    return Case({"X": data(t, (2, 3), rng)}, outs, {"axis": 2},
+                error="Accepted range is [-r, r-1] where r = rank(input).")
