@@ -157,6 +157,16 @@ class Operator:
         self._primary = primary
         self._defaults = defaults or {}
         self.examples: dict[str, Example] = {}
+        self.reference_reasons: list[tuple[re.Pattern, str]] = []
+
+    def reference_differs(self, pattern: str, reason: str) -> None:
+        """Why onnx's ReferenceEvaluator disagrees with our value wherever `pattern` (a regex) is found
+        in '<example> <dtype>: <the comparator's detail>'; cases/crosscheck.md lists each disagreement
+        with its reason, and one with none as unexplained."""
+        self.reference_reasons.append((re.compile(pattern), reason))
+
+    def why_reference_differs(self, text: str) -> str | None:
+        return next((reason for pattern, reason in self.reference_reasons if pattern.search(text)), None)
 
     def example(self, fn: Example | None = None, *, name: str | None = None):
         """Decorator: register fn as the example named after it (or `name`)."""

@@ -45,7 +45,9 @@ def main(argv: list[str] | None = None) -> int:
     (a.out / "coverage.md").write_text(coverage.markdown(s))
     if "_disagreements" in index:
         (a.out / "crosscheck.md").write_text(report_markdown(index["_disagreements"], index["onnx_version"]))
-        print(f"reference evaluator disagrees on {len(index['_disagreements'])} cases: see {a.out / 'crosscheck.md'}")
+        unexplained = sum(1 for d in index["_disagreements"] if d.get("reason") is None)
+        print(f"reference evaluator disagrees on {len(index['_disagreements'])} cases, {unexplained} of them "
+              f"with no stated reason: see {a.out / 'crosscheck.md'}")
     for line in coverage.summary_lines(s):
         print(line)
     print(f"wrote {a.out / 'node'} and {a.out / 'index.json'}")

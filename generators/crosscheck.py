@@ -34,18 +34,28 @@ def _one_line(e: BaseException) -> str:
 
 
 def report_markdown(disagreements: list[dict], onnx_version: str) -> str:
-    """cases/crosscheck.md: every case where the reference evaluator and our oracle differ."""
+    """cases/crosscheck.md: every case where the reference evaluator and our oracle differ, under
+    the reason our value stands (the operator module states it); unexplained ones first."""
+    groups: dict[tuple, list[dict]] = {}
+    for d in disagreements:
+        groups.setdefault((d.get("reason") is not None, d["op"], d.get("reason") or ""), []).append(d)
+    unexplained = sum(len(g) for (known, _, _), g in groups.items() if not known)
     lines = [
         "# Oracle vs. onnx.reference.ReferenceEvaluator",
         "",
         f"Every case of the corpus was also run through `onnx.reference.ReferenceEvaluator` (onnx {onnx_version}).",
-        "Where it does not produce our expected output, the case is listed here; the oracle's value",
-        "stands in the corpus. Regenerate with `generate-cases` (this file is rewritten each time).",
+        "Where it does not produce our expected output, the case is listed here under the reason our value",
+        "stands (stated in the operator's module, `OPERATOR.reference_differs`). Regenerate with",
+        "`generate-cases` (this file is rewritten each time).",
         "",
-        f"Disagreements: {len(disagreements)}",
+        f"Disagreements: {len(disagreements)}; unexplained: {unexplained}",
         "",
+        "| operator | reason our value stands | cases |",
+        "| --- | --- | ---: |",
     ]
-    if disagreements:
-        lines += ["| case | detail |", "| --- | --- |"]
-        lines += [f"| `{d['case']}` | {d['detail'].replace('|', '/')} |" for d in disagreements]
+    for (known, op, reason), g in sorted(groups.items()):
+        lines.append(f"| {op} | {(reason if known else 'UNEXPLAINED').replace('|', '/')} | {len(g)} |")
+    for (known, op, reason), g in sorted(groups.items()):
+        lines += ["", f"## {op}: {reason if known else 'UNEXPLAINED'}", "", "| case | detail |", "| --- | --- |"]
+        lines += [f"| `{d['case']}` | {d['detail'].replace('|', '/')} |" for d in sorted(g, key=lambda d: d["case"])]
     return "\n".join(lines) + "\n"

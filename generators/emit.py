@@ -99,6 +99,8 @@ def build_model(op, v: OpVersion, opset: int, case: Case, name: str) -> tuple[on
             continue
         graph_inputs.append(value_info(formal, type_of(value), value))
         feeds.append((formal, value))
+    while node_inputs and node_inputs[-1] == "":  # an optional input left out at the end is simply absent
+        node_inputs.pop()
     node_outputs, graph_outputs = [], []
     for formal, value in case.outputs.items():
         node_outputs.append("" if value is None else formal)
@@ -202,6 +204,8 @@ def _emit_unit(args) -> tuple[dict, list[dict], list[dict]]:
 
             d = against_reference(b)
             if d:
+                op = all_operators()[op_name]
+                d["reason"] = op.why_reference_differs(f"{d['example']} {d['dtype']}: {d['detail']}")
                 disagreements.append(d)
     return entries, not_applicable, disagreements
 

@@ -60,6 +60,11 @@ INFERENCE_OBJECTS = {
     "axes_out_of_range": r"axis must be in \[-rank, rank-1\]",
     "axes_wrong_type": r"axes typestr: tensor\(int64\)",
     "mismatched_ranks": r"All inputs to Concat must have same rank",
+    "width_mismatch": r"BitCast requires input and output types to have the same bit-width",
+    "rank3_input": r"Input tensor must be 2-dimensional",
+    "not_one": r"Dimension of input 0 must be 1 instead of",
+    "rank1_input": r"Input rank must be >= 2",
+    "axis_out_of_range": r"Invalid value for attribute axis",
 }
 
 

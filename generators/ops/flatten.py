@@ -41,3 +41,10 @@ def axis_rank(v, t, rng):
 @OPERATOR.example
 def zero_dim(v, t, rng):
     return flatten_case(v, t, rng, (2, 0, 3), 2)
+
+
+# Where onnx's ReferenceEvaluator (1.23) differs from our value, and why ours stands (cases/crosscheck.md).
+OPERATOR.reference_differs(
+    'cannot reshape array of size 0',
+    "the evaluator reshapes to (prod, -1), which numpy cannot do for an empty array; the spec's formula gives the shape",
+)

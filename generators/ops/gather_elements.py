@@ -93,3 +93,14 @@ def out_of_range_negative_indices(v, t, rng):
     x = data(t, (2, 3), rng)
     idx = indices([[0, 1], [-4, 2]], t["Tind"])
     return Case({"data": x, "indices": idx}, {"output": declared(t.dtype, 2)}, {"axis": 1}, error=index_rule(v))
+
+
+# Where onnx's ReferenceEvaluator (1.23) differs from our value, and why ours stands (cases/crosscheck.md).
+OPERATOR.reference_differs(
+    '^negative_axis .*Except for dimension',
+    'the evaluator does not normalise a negative axis before comparing the index and data shapes (onnx/reference/ops/op_gather_elements.py); the shapes agree apart from the axis',
+)
+OPERATOR.reference_differs(
+    '^out_of_range.*returned outputs for an expect-error case',
+    "the evaluator wraps out-of-range indices (np.choose mode='wrap'); the spec says an out-of-bounds index is an error",
+)

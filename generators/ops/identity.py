@@ -33,3 +33,10 @@ def empty(v, t, rng):
     else:
         x = data(t, (2, 0, 3), rng)
     return Case({"input": x}, {"output": x})
+
+
+# Where onnx's ReferenceEvaluator (1.23) differs from our value, and why ours stands (cases/crosscheck.md).
+OPERATOR.reference_differs(
+    '^empty optional\\(.*has an unexpected type',
+    'the evaluator cannot return an empty optional (None) from Identity',
+)

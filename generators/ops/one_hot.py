@@ -84,3 +84,14 @@ def values_of_type(v, t, rng):
 def depth_rank1(v, t, rng):
     """depth as a 'rank 1 tensor containing exactly one element'; 3 x 7 output (odd)."""
     return _case(v, t, [3, 6, 1], 7, _values(t, 0, 1), depth_shape=(1,))
+
+
+# Where onnx's ReferenceEvaluator (1.23) differs from our value, and why ours stands (cases/crosscheck.md).
+OPERATOR.reference_differs(
+    'Issues with types',
+    'the evaluator computes y*(on-off)+off: it cannot subtract bool or string values, and calls int() on a rank-1 depth the spec allows',
+)
+OPERATOR.reference_differs(
+    '^values_of_type \\w+: .*got nan',
+    'the evaluator computes y*(on-off)+off, turning an inf or NaN on/off value into NaN everywhere; the spec selects on_value or off_value',
+)

@@ -173,3 +173,14 @@ def axes_out_of_range(v, t, rng):
     inputs, attrs = node(v, t, x, [1, 1], "constant", produced(v, t)[0], [2])
     return Case(inputs, {"output": declared(t.dtype, 2)}, attrs,
                 error="`axes`: Accepted range is [-r, r-1] where r = rank(data).")
+
+
+# Where onnx's ReferenceEvaluator (1.23) differs from our value, and why ours stands (cases/crosscheck.md).
+OPERATOR.reference_differs(
+    "^negative_pads .*index can't contain negative values",
+    'the evaluator pads with np.pad, which cannot crop: negative pads remove elements per the spec',
+)
+OPERATOR.reference_differs(
+    "^default_value string: .*got '0' expected ''",
+    "the evaluator pads strings with '0'; from version 13 the spec's default is the empty string",
+)

@@ -52,3 +52,10 @@ def empty_input(v, t, rng):
 def rank0(v, t, rng):
     """'same length as input's dimension number': a scalar takes an empty repeats."""
     return tiled(v, t, data(t, (), rng), [])
+
+
+# Where onnx's ReferenceEvaluator (1.23) differs from our value, and why ours stands (cases/crosscheck.md).
+OPERATOR.reference_differs(
+    'Issues with types',
+    "the evaluator implements only Tile with two inputs, not Tile-1's (input, tiles, axis)",
+)
