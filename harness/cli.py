@@ -53,6 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--memory-limit", default="4G", metavar="SIZE",
                    help="memory each executor process may use (4G, 512M; 0 for no limit); a "
                         "backend that runs out is a crash of its case; default 4G")
+    p.add_argument("--op", action="append", default=[], metavar="NAME",
+                   help="only the cases of this operator (repeatable), by the index's operator name")
     p.add_argument("--shard", metavar="K/N",
                    help="run shard K of N (1-based): a deterministic, cost-balanced 1/N of the "
                         "cases; merge the N report directories with merge-reports")
@@ -101,6 +103,8 @@ def pytest_args(args: argparse.Namespace, cases: Path, report_dir: Path,
         out += ["--conformance-backend-option", pair]
     if args.expectations:
         out += ["--conformance-expectations", args.expectations]
+    for op in args.op:
+        out += ["--conformance-op", op]
     if args.shard:
         out += ["--conformance-shard", args.shard]
     if args.shard_durations:

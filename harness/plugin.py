@@ -51,6 +51,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--conformance-allow-fixes", action="store_true")
     group.addoption("--conformance-resume", action="store_true")
     group.addoption("--conformance-memory-limit", default="4G", metavar="SIZE")
+    group.addoption("--conformance-op", action="append", default=[], metavar="NAME")
     group.addoption("--conformance-shard", metavar="K/N")
     group.addoption("--conformance-shard-durations", metavar="RESULTS_JSONL")
     group.addoption("--conformance-rerun-failures", type=int, default=0, metavar="N")
@@ -127,6 +128,7 @@ class Conformance:
         except shard.ShardError as e:
             raise pytest.UsageError(str(e)) from None
         self.selected: set[str] | None = None  # this shard's cases; None = every case
+        self.ops: set[str] = set(opt("conformance_op") or ())  # only these operators' cases; empty = all
 
     # -- session ---------------------------------------------------------------------------
 
@@ -138,6 +140,9 @@ class Conformance:
             raise pytest.UsageError(str(e)) from None
         if self.shard is not None:
             self._select_shard()
+        unknown = sorted(self.ops - {c.op for c in self.cases.values()})
+        if unknown:
+            raise pytest.UsageError(f"--op {unknown[0]}: no case of that operator in {self.root}")
         if self.expectations_path:
             path = Path(self.expectations_path)
             update = self.config.getoption("conformance_update_expectations")
@@ -379,6 +384,8 @@ class Corpus(pytest.Directory):
         for case in state.cases.values():
             if state.selected is not None and case.name not in state.selected:
                 continue  # another shard's case
+            if state.ops and case.op not in state.ops:
+                continue
             op = case.op or "unknown"
             groups.setdefault(f"{case.domain}.{op}" if case.domain else op, []).append(case)
         for op in sorted(groups):

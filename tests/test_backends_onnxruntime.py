@@ -193,3 +193,44 @@ def test_io_binding_path_for_device_providers_keeps_bfloat16(tmp_path):
     values = np.array([1.5, -2.0, 3.25], ml_dtypes.bfloat16)
     (out,) = adapter.run(prepared, [values])
     assert out.dtype == ml_dtypes.bfloat16 and out.tolist() == values.tolist()
+
+
+def test_a_sparse_result_is_returned_as_such_and_fails_as_the_wrong_kind_of_output(ort_adapter, tmp_path):
+    """Constant's sparse_value: the graph declares a dense tensor; onnxruntime hands back a SparseTensor.
+    The adapter does not densify it, so the comparator says what came back."""
+    values = helper.make_tensor("v", TensorProto.FLOAT, [2], [1.5, -2.0])
+    idx = helper.make_tensor("i", TensorProto.INT64, [2], [1, 4])
+    sparse = helper.make_sparse_tensor(values, idx, [2, 3])
+    node = helper.make_node("Constant", [], ["y"], sparse_value=sparse)
+    graph = helper.make_graph([node], "c", [], [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 7
+    path = tmp_path / "sparse.onnx"
+    onnx.save(model, path)
+    got = ort_adapter.run(ort_adapter.prepare(str(path)), [])
+    expected = np.array([[0, 1.5, 0], [0, -2.0, 0]], np.float32)
+    cmp = compare_outputs([expected], got)
+    assert cmp.status == "fail" and cmp.detail == "output 0 is SparseTensor, expected a float tensor of shape (2, 3)"
+
+
+@pytest.mark.parametrize("type_name, op, opset", [
+    ("float8e4m3fn", "Identity", 21), ("float8e5m2fnuz", "Identity", 21), ("bfloat16", "Identity", 21),
+    ("string", "Identity", 21), ("bool", "Identity", 21), ("uint64", "Identity", 21),
+    # onnxruntime has no Identity kernel for the packed types; Transpose moves their elements too
+    ("int4", "Transpose", 25), ("uint4", "Transpose", 25), ("int2", "Transpose", 25), ("uint2", "Transpose", 25),
+])
+def test_every_type_onnxruntime_holds_goes_in_and_out_with_its_bits(ort_adapter, tmp_path, type_name, op, opset):
+    """The corpus's own test data for the type (odd element count, specials included) through a node
+    that only moves elements: what comes back is exactly what went in, in the declared type."""
+    from generators import values
+    from harness.dtypes import elem_type_of
+
+    elem = elem_type_of(type_name)
+    x = values.sample(type_name, (3, 5), np.random.default_rng(7))
+    path = _model(tmp_path, op, [elem], elem, opset=opset, ir=10 if opset < 23 else 11, shape=[3, 5])
+    (got,) = ort_adapter.run(ort_adapter.prepare(path), [x])
+    want = x if op == "Identity" else x.T
+    if type_name == "string":
+        assert [str(v) for v in got.reshape(-1)] == list(want.reshape(-1))
+    else:
+        assert got.dtype == want.dtype and got.tobytes() == np.ascontiguousarray(want).tobytes()

@@ -131,6 +131,15 @@ def test_k_selects_cases_by_name(corpus, tmp_path):
         ["test_reduce_sum_keepdims"]
 
 
+def test_op_selects_cases_by_the_index_s_operator_not_by_name(corpus, tmp_path):
+    """-k matches words in names ('reduce' is in test_reshape_reduced_dims); --op matches the operator."""
+    proc = run_cli("--backend", TOY, "--cases", str(corpus), "--report-dir", "r", "--op", "Add", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert [r["case"] for r in read_jsonl(tmp_path / "r" / "results.jsonl")] == ["test_add_a", "test_add_b"]
+    proc = run_cli("--backend", TOY, "--cases", str(corpus), "--report-dir", "r2", "--op", "Nope", cwd=tmp_path)
+    assert proc.returncode == 2 and "--op Nope: no case of that operator in" in proc.stdout + proc.stderr
+
+
 def test_two_workers_and_only_the_controller_writes(tmp_path):
     names = [f"test_add_{i}" for i in range(8)]
     cases = build_corpus(tmp_path / "cases", adds=names, index=True)
