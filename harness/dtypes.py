@@ -36,3 +36,26 @@ def element_of(type_name: str) -> str:
     while "(" in type_name:
         type_name = type_name[type_name.index("(") + 1:-1]
     return type_name
+
+
+def pack(x: np.ndarray, bits: int) -> np.ndarray:
+    """Sub-byte elements (ml_dtypes keeps one per byte) packed as the spec stores them: low bits first
+    (onnx/docs/IR.md, \"4-bit/2-bit integer types\"), the last byte padded with zeros."""
+    per_byte = 8 // bits
+    codes = (x.reshape(-1).view(np.uint8) & ((1 << bits) - 1)).astype(np.uint8)
+    pad = (-codes.size) % per_byte
+    if pad:
+        codes = np.concatenate([codes, np.zeros(pad, np.uint8)])
+    codes = codes.reshape(-1, per_byte)
+    packed = np.zeros(codes.shape[0], np.uint8)
+    for slot in range(per_byte):
+        packed |= codes[:, slot] << np.uint8(slot * bits)
+    return packed
+
+
+def unpack(raw: np.ndarray, bits: int, count: int) -> np.ndarray:
+    """The inverse of pack: `count` elements, one per byte, from packed bytes."""
+    per_byte = 8 // bits
+    mask = np.uint8((1 << bits) - 1)
+    slots = [(raw >> np.uint8(slot * bits)) & mask for slot in range(per_byte)]
+    return np.stack(slots, axis=1).reshape(-1)[:count].copy()

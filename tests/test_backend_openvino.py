@@ -182,3 +182,27 @@ def test_refusals_seen_on_the_reduce_corpus_are_unsupported(adapter, tmp_path, o
     exc = _failure(adapter.prepare, path)
     assert words in str(exc)
     assert adapter.classify(exc, "load") == "unsupported"
+
+
+@pytest.mark.parametrize("type_name, elem", [("int4", TensorProto.INT4), ("uint4", TensorProto.UINT4)])
+def test_four_bit_types_are_packed_as_onnx_packs_them(adapter, tmp_path, type_name, elem):
+    """A Transpose moves elements between nibbles: a wrong nibble order would scramble them."""
+    from generators import values
+
+    x = values.sample(type_name, (3, 5), np.random.default_rng(3))  # odd count: a half-filled last byte
+    path = _model(tmp_path, "Transpose", [("x", elem, [3, 5])], (elem, [5, 3]), opset=21, ir=10, perm=[1, 0])
+    (y,) = adapter.run(adapter.prepare(path), [x])
+    assert y.dtype == x.dtype and y.tobytes() == np.ascontiguousarray(x.T).tobytes()
+
+
+def test_strings_go_in_as_utf8_text_and_come_back_in_shape(adapter, tmp_path):
+    """Non-ASCII and N-d: bytes from a TensorProto are UTF-8, and str_data of an N-d tensor is N-d.
+    The conversion is checked without inference: OpenVINO 2026.4's string Identity aborts the
+    process ('free(): invalid pointer') when its request is freed, a `crash` in every run."""
+    from harness.backends.openvino import _from_tensor, _to_tensor
+
+    path = _model(tmp_path, "Identity", [("x", TensorProto.STRING, [2, 2])], (TensorProto.STRING, [2, 2]))
+    compiled, _ = adapter.prepare(path)
+    x = np.array([[b"a", "é".encode()], ["日本", ""]], dtype=object)
+    tensor = _to_tensor(x, compiled.inputs[0], 0)
+    assert _from_tensor(tensor).tolist() == [["a", "é"], ["日本", ""]]

@@ -80,6 +80,25 @@ def test_type_without_a_datum_type_is_unsupported(adapter, tmp_path):
     assert adapter.classify(exc, "load") == "unsupported"
 
 
+def test_sequence_input_is_unsupported_and_a_typeless_one_is_an_error(adapter, tmp_path):
+    seq = helper.make_sequence_type_proto(helper.make_tensor_type_proto(TensorProto.FLOAT, [2]))
+    graph = helper.make_graph([helper.make_node("Identity", ["x"], ["y"])], "g",
+                              [helper.make_value_info("x", seq)], [helper.make_value_info("y", seq)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 16)])
+    model.ir_version = 8
+    onnx.save(model, tmp_path / "seq.onnx")
+    exc = _failure(adapter.prepare, str(tmp_path / "seq.onnx"))
+    assert "graph input `x` has no type value" in str(exc)
+    assert adapter.classify(exc, "load") == "unsupported"
+    untyped = helper.make_graph([helper.make_node("Identity", ["x"], ["y"])], "g",
+                                [onnx.ValueInfoProto(name="x")], [helper.make_value_info("y", seq)])
+    model = helper.make_model(untyped, opset_imports=[helper.make_opsetid("", 16)])
+    model.ir_version = 8
+    onnx.save(model, tmp_path / "untyped.onnx")
+    exc = _failure(adapter.prepare, str(tmp_path / "untyped.onnx"))
+    assert adapter.classify(exc, "load") == "error"
+
+
 def test_reducer_without_the_type_is_unsupported(adapter, tmp_path):
     prepared = adapter.prepare(_model(tmp_path, "ReduceMax", [("x", TensorProto.UINT64, [2])], (TensorProto.UINT64, []), keepdims=0))
     exc = _failure(adapter.run, prepared, [np.array([2**64 - 1, 5], np.uint64)])

@@ -188,7 +188,7 @@ def to_ortvalue(x: np.ndarray) -> ort.OrtValue:
     # Sub-byte types: the spec packs them low bits first (onnx/docs/IR.md, "4-bit/2-bit integer
     # types"), ml_dtypes keeps one per byte. Allocate ORT's packed tensor and copy the bytes in.
     value = ort.OrtValue.ortvalue_from_shape_and_type(list(x.shape), elem, "cpu")
-    packed = _pack(x, bits)
+    packed = dtypes.pack(x, bits)
     if packed.nbytes:
         ctypes.memmove(value.data_ptr(), packed.ctypes.data, packed.nbytes)
     return value
@@ -211,27 +211,7 @@ def from_ortvalue(value: ort.OrtValue) -> np.ndarray:
     bits = _packed_bits(target)
     if bits >= 8:
         return raw.view(target).reshape(shape)
-    return _unpack(raw, bits, int(np.prod(shape, dtype=np.int64))).view(target).reshape(shape)
-
-
-def _pack(x: np.ndarray, bits: int) -> np.ndarray:
-    per_byte = 8 // bits
-    codes = (x.reshape(-1).view(np.uint8) & ((1 << bits) - 1)).astype(np.uint8)
-    pad = (-codes.size) % per_byte
-    if pad:
-        codes = np.concatenate([codes, np.zeros(pad, np.uint8)])
-    codes = codes.reshape(-1, per_byte)
-    packed = np.zeros(codes.shape[0], np.uint8)
-    for slot in range(per_byte):
-        packed |= codes[:, slot] << np.uint8(slot * bits)
-    return packed
-
-
-def _unpack(raw: np.ndarray, bits: int, count: int) -> np.ndarray:
-    per_byte = 8 // bits
-    mask = np.uint8((1 << bits) - 1)
-    slots = [(raw >> np.uint8(slot * bits)) & mask for slot in range(per_byte)]
-    return np.stack(slots, axis=1).reshape(-1)[:count].copy()
+    return dtypes.unpack(raw, bits, int(np.prod(shape, dtype=np.int64))).view(target).reshape(shape)
 
 
 @functools.lru_cache(maxsize=None)

@@ -27,7 +27,7 @@ _ONNX_OF = {v: k for k, v in _OV_OF.items()}
 # ov.Tensor.data shows these as another numpy type of the same width (bf16 as float16, the
 # float8s as uint8): the bits are right, the numpy type is not, so they move as raw bits.
 _RAW_BITS = {"bfloat16", "float8e4m3fn", "float8e5m2", "float8e8m0"}
-# Several values per byte; this adapter does not pack them (the corpus has none yet).
+# Two values per byte (OpenVINO has no int2/uint2).
 _PACKED = {"int4", "uint4", "float4e2m1"}
 
 # The frontend's words for an operator it has no converter for, e.g.
@@ -150,9 +150,18 @@ def _to_tensor(x: np.ndarray, port: Any, k: int) -> Any:
     if want is not None and got != want:
         raise TypeError(f"input {k} is {got}, the model declares {want}")
     if got in _PACKED:
-        raise NotImplementedError(f"input {k}: this adapter does not pack {got} tensors for OpenVINO")
+        # ov.Tensor.data of i4/u4/f4e2m1 is its packed bytes, two elements a byte, low nibble first
+        # as in ONNX (tests/test_backend_openvino.py checks the order with a Transpose).
+        tensor = ov.Tensor(getattr(ov.Type, _OV_OF[got]), list(x.shape))
+        packed = dtypes.pack(x, 4)
+        if packed.size:
+            tensor.data.reshape(-1).view(np.uint8)[: packed.size] = packed
+        return tensor
     if got == "string":
-        return ov.Tensor(np.asarray(x.astype(str)))
+        # TensorProto strings may load as bytes: decode them as UTF-8 (numpy's astype(str) would
+        # try ASCII and refuse 'é').
+        text = [v.decode("utf-8") if isinstance(v, bytes) else str(v) for v in x.reshape(-1)]
+        return ov.Tensor(np.array(text, dtype=str).reshape(x.shape))
     x = x if x.flags.c_contiguous else x.copy(order="C")  # ascontiguousarray would turn 0-d into 1-d
     if got in _RAW_BITS:
         tensor = ov.Tensor(getattr(ov.Type, _OV_OF[got]), list(x.shape))
@@ -171,14 +180,19 @@ def _from_tensor(tensor: Any) -> np.ndarray:
     name = _ONNX_OF.get(kind)
     shape = tuple(tensor.shape)
     if name == "string":
-        out = np.empty(len(tensor.str_data), dtype=object)
-        out[:] = list(tensor.str_data)
+        # str_data of an N-d tensor is an N-d array (its len() the first dimension only).
+        flat = np.asarray(tensor.str_data).reshape(-1)
+        out = np.empty(flat.size, dtype=object)
+        out[:] = [str(v) for v in flat]
         return out.reshape(shape)
     if name in _RAW_BITS:
         target = dtypes.numpy_of(name)
         return tensor.data.view(f"u{target.itemsize}").view(target).reshape(shape).copy()
     if name in _PACKED:
-        raise NotImplementedError(f"this adapter does not unpack {name} outputs from OpenVINO")
+        target = dtypes.numpy_of(name)
+        raw = np.ascontiguousarray(tensor.data).reshape(-1).view(np.uint8)
+        count = int(np.prod(shape, dtype=np.int64))
+        return dtypes.unpack(raw, 4, count).view(target).reshape(shape)
     return tensor.data.copy()
 
 

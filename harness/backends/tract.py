@@ -11,7 +11,7 @@ import onnx
 import tract
 
 from harness import dtypes
-from harness.backends.base import Adapter, Capabilities
+from harness.backends.base import Adapter, Capabilities, Unsupported
 
 # tract's own words when it declines rather than finds the model wrong, each from a real failure
 # (tests/test_backend_tract.py triggers them):
@@ -57,7 +57,10 @@ class TractAdapter(Adapter):
         try:
             return tract.onnx().load(model_path).into_model().into_runnable()
         except tract.TractError as exc:
-            raise _short(exc) from exc
+            short = _short(exc)
+            if _takes_non_tensor(model_path, str(short)):
+                raise Unsupported(str(short)) from exc
+            raise short from exc
 
     def run(self, runnable: Any, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         count = runnable.input_count()
@@ -81,6 +84,24 @@ class TractAdapter(Adapter):
         if match and match.group(1) in _spec_operators():
             return "unsupported"
         return "error"
+
+
+# tract loads tensors only: a sequence or optional graph input reads "graph input `x` has no type value".
+_NO_TYPE = re.compile(r"graph input `([^`]*)` has no type value")
+
+
+def _takes_non_tensor(model_path: str, text: str) -> bool:
+    """Whether tract's complaint is about a graph input the model declares as a sequence, optional or map
+    (a type tract does not have), rather than one with no type at all (a broken model)."""
+    match = _NO_TYPE.search(text)
+    if not match:
+        return False
+    try:
+        graph = onnx.load(model_path, load_external_data=False).graph
+    except Exception:  # noqa: BLE001 - unreadable: tract's own error stands
+        return False
+    kinds = {i.name: i.type.WhichOneof("value") for i in graph.input}
+    return kinds.get(match.group(1)) in ("sequence_type", "optional_type", "map_type")
 
 
 def _short(exc: BaseException) -> TractError:
