@@ -180,6 +180,20 @@ class Operator:
 
         return register(fn) if fn is not None else register
 
+    def rejection(self, fn: Example | None = None, *, name: str | None = None):
+        """Decorator: register fn as an expect-error example, emitted in one binding per version
+        (a rejection case is about a rule, not a type; see once_per_version)."""
+
+        def register(f: Example) -> Example:
+            def once(v: OpVersion, t: Types, rng: np.random.Generator):
+                return once_per_version(v, t) or f(v, t, rng)
+
+            once.__doc__ = f.__doc__
+            self.example(once, name=name or f.__name__)
+            return f
+
+        return register(fn) if fn is not None else register
+
     def case(self, example: str, v: OpVersion, t: Types, rng: np.random.Generator) -> Case | NotApplicable:
         return self.examples[example](v, t, rng)
 
@@ -231,6 +245,16 @@ class Operator:
             for t in params[p]:
                 add(complete({primary: base, p: t}))
         return out
+
+
+def once_per_version(v: OpVersion, t: Types) -> NotApplicable | None:
+    """Rejection cases are about a rule, not a type: emit them in one binding per version
+    (float where allowed, else the first allowed type, the other parameters at their defaults)."""
+    allowed = v.type_params.get(t.primary, ())
+    first = "float" if "float" in allowed else (allowed[0] if allowed else "")
+    if t.dtype != first or t.suffix:
+        return NotApplicable(f"rejection cases are emitted once per version, in {first}")
+    return None
 
 
 def _suffix(v: OpVersion, param: str, type_name: str, others: list[str]) -> str:

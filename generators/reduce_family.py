@@ -7,9 +7,8 @@ Everything else -- which examples exist, for which versions and dtypes, and why 
 
 from __future__ import annotations
 
-import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import ml_dtypes

@@ -6,8 +6,8 @@ import re
 
 import numpy as np
 
-from generators.case import Case, NotApplicable
-from generators.movement import data, declared, indices, once_per_version
+from generators.case import Case, NotApplicable, once_per_version
+from generators.movement import data, declared, indices
 from generators.spec import versions
 from generators.values import int_range, is_int
 

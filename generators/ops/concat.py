@@ -3,7 +3,7 @@
 import numpy as np
 
 from generators.case import Case, NotApplicable, Operator
-from generators.movement import data, declared, once_per_version
+from generators.movement import data, declared
 from generators.slice_family import documented, rule, variadic
 
 OPERATOR = Operator("Concat", primary="T")
@@ -44,11 +44,8 @@ def three_inputs_one_empty(v, t, rng):
     return joined(v, t, xs, 1)
 
 
-@OPERATOR.example
+@OPERATOR.rejection
 def mismatched_ranks(v, t, rng):
-    na = once_per_version(v, t)
-    if na:
-        return na
     broken = rule(v, r"must have the same shape")
     if broken is None:
         return NotApplicable(f"Concat-{v.since_version} states no rule on the inputs' shapes ('All input tensors "

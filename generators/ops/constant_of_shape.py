@@ -4,7 +4,7 @@ import numpy as np
 from onnx import numpy_helper
 
 from generators.case import Case, NotApplicable, Operator
-from generators.movement import data, declared, once_per_version
+from generators.movement import data, declared
 
 OPERATOR = Operator("ConstantOfShape", primary="T2")
 
@@ -65,12 +65,9 @@ def default_value(v, t, rng):
     return Case({"input": shape}, {"output": np.zeros((2, 3), dtype=np.float32)})
 
 
-@OPERATOR.example
+@OPERATOR.rejection
 def negative_dim(v, t, rng):
     """Rejection: a negative dimension in the shape input."""
-    na = once_per_version(v, t)
-    if na:
-        return na
     shape = np.array([2, -1], dtype=np.int64)
     fill = _fill(t, 1)
     return Case({"input": shape}, {"output": declared(t.dtype, 2)}, {"value": numpy_helper.from_array(fill, "value")},

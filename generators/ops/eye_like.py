@@ -5,7 +5,7 @@ import re
 import numpy as np
 
 from generators.case import Case, NotApplicable, Operator
-from generators.movement import data, declared, once_per_version
+from generators.movement import data, declared
 from harness.dtypes import elem_type_of
 
 # T2 follows T1: 'If 'dtype' is not specified, then the type of input tensor is used.'
@@ -67,11 +67,8 @@ def empty(v, t, rng):
     return _case(t, (0, 3), rng=rng)
 
 
-@OPERATOR.example
+@OPERATOR.rejection
 def rank3_input(v, t, rng):
     """Rejection: an input of rank 3."""
-    na = once_per_version(v, t)
-    if na:
-        return na
     return Case({"input": data(t, (2, 2, 2), rng, "T1")}, {"output": declared(t["T2"], 3)},
                 error=re.search(r"Only 2D tensors are supported, i\.e\. [^.]*\.", v.doc).group(0))

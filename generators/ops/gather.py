@@ -4,7 +4,7 @@ import numpy as np
 
 from generators.case import Case, NotApplicable, Operator
 from generators.gather_family import allows_negative, doc_or_data, index_rule, negative_na_reason
-from generators.movement import data, declared, indices, once_per_version
+from generators.movement import data, declared, indices
 
 OPERATOR = Operator("Gather", primary="T", defaults={"Tind": "int64"})
 
@@ -73,22 +73,16 @@ def empty(v, t, rng):
     return _case(t, x, np.zeros((2, 0), np.int64), axis=1)
 
 
-@OPERATOR.example
+@OPERATOR.rejection
 def out_of_range_indices(v, t, rng):
-    na = once_per_version(v, t)
-    if na:
-        return na
     x = data(t, (2, 5), rng)
     idx = indices([1, 5], t["Tind"])
     return Case({"data": x, "indices": idx}, {"output": declared(t.dtype, 2)}, {"axis": 1}, error=index_rule(v))
 
 
-@OPERATOR.example
+@OPERATOR.rejection
 def out_of_range_negative_indices(v, t, rng):
     """-s - 1: one below the range's lower end."""
-    na = once_per_version(v, t)
-    if na:
-        return na
     if not allows_negative(v):
         return NotApplicable(negative_na_reason(v))
     x = data(t, (2, 5), rng)

@@ -1,6 +1,5 @@
 """Identity: the output is the input, for every tensor, sequence and optional type the version allows."""
 
-import numpy as np
 
 from generators.case import Case, NotApplicable, Operator, Opt, Seq
 from generators.movement import data

@@ -6,7 +6,7 @@ from fractions import Fraction
 import ml_dtypes
 import numpy as np
 
-from generators.case import Case, NotApplicable, Operator
+from generators.case import Case, Operator
 from generators.values import is_float
 
 OPERATOR = Operator("Range")

@@ -3,7 +3,7 @@
 import math
 
 from generators.case import Case, NotApplicable, Operator
-from generators.movement import data, declared, once_per_version
+from generators.movement import data, declared
 from generators.shape_family import ints_argument
 
 OPERATOR = Operator("Reshape")
@@ -74,11 +74,8 @@ def odd(v, t, rng):
     return reshape_case(v, t, rng, (3, 1, 5), [5, -1])
 
 
-@OPERATOR.example
+@OPERATOR.rejection
 def two_negative_dims(v, t, rng):
-    na = once_per_version(v, t)
-    if na:
-        return na
     inputs, attrs = {"data": data(t, (2, 3, 4), rng)}, {}
     ints_argument(v, "shape", [2, -1, -1], inputs, attrs)
     return Case(inputs, {"reshaped": declared(t.dtype, 3)}, attrs,

@@ -3,7 +3,7 @@
 import numpy as np
 
 from generators.case import Case, Operator
-from generators.movement import data, declared, indices, once_per_version
+from generators.movement import data, declared, indices
 
 OPERATOR = Operator("ReverseSequence", primary="T")
 
@@ -59,22 +59,16 @@ def empty_inner(v, t, rng):
     return case(data(t, (3, 2, 0), rng), [3, 1], batch_axis=1, time_axis=0)
 
 
-@OPERATOR.example
+@OPERATOR.rejection
 def batch_axis_2(v, t, rng):
-    na = once_per_version(v, t)
-    if na:
-        return na
     x = data(t, (2, 3, 2), rng)
     return Case({"input": x, "sequence_lens": indices([1, 2])}, {"Y": declared(t.dtype, 3)},
                 {"batch_axis": 2, "time_axis": 0},
                 error="Specify which axis is batch axis. Must be one of 1 (default), or 0.")
 
 
-@OPERATOR.example
+@OPERATOR.rejection
 def time_axis_2(v, t, rng):
-    na = once_per_version(v, t)
-    if na:
-        return na
     x = data(t, (2, 3, 2), rng)
     return Case({"input": x, "sequence_lens": indices([1, 2, 3])}, {"Y": declared(t.dtype, 3)},
                 {"batch_axis": 1, "time_axis": 2},

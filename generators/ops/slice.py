@@ -3,7 +3,7 @@
 import numpy as np
 
 from generators.case import Case, NotApplicable, Operator
-from generators.movement import data, declared, indices, once_per_version
+from generators.movement import data, declared, indices
 from generators.slice_family import rule
 
 OPERATOR = Operator("Slice", primary="T", defaults={"Tind": "int64"})
@@ -126,11 +126,8 @@ def end_int_min(v, t, rng):
     return sliced(v, t, data(t, SHAPE, rng), [-2, 5], [int_min, int_min], [1, 0], [-1, -2])
 
 
-@OPERATOR.example
+@OPERATOR.rejection
 def zero_step(v, t, rng):
-    na = once_per_version(v, t)
-    if na:
-        return na
     broken = rule(v, r"step value cannot be 0|'steps' cannot be 0")
     if broken is None:
         return NotApplicable(f"Slice-{v.since_version} states no rule on a step of 0 "

@@ -5,7 +5,7 @@ import math
 import numpy as np
 
 from generators.case import Case, NotApplicable, Operator
-from generators.movement import data, declared, once_per_version
+from generators.movement import data, declared
 from generators.slice_family import documented, rule, variadic
 
 OPERATOR = Operator("Split", primary="T")
@@ -106,11 +106,8 @@ def negative_axis(v, t, rng):
     return given(v, t, data(t, (3, 5), rng), [2, 3], axis=-1)
 
 
-@OPERATOR.example
+@OPERATOR.rejection
 def sizes_not_summing_to_dim(v, t, rng):
-    na = once_per_version(v, t)
-    if na:
-        return na
     broken = rule(v, r"Sum of the values must be equal")
     if broken is None:
         return NotApplicable(f"Split-{v.since_version} states no rule on the sum of 'split' "

@@ -3,7 +3,7 @@
 import numpy as np
 
 from generators.case import Case, NotApplicable, Operator
-from generators.movement import data, declared, once_per_version
+from generators.movement import data, declared
 
 OPERATOR = Operator("Trilu")
 
@@ -64,12 +64,9 @@ def triu_tall_batched(v, t, rng):
     return _trilu(t, (1, 2, 5, 3), True, 0, rng)
 
 
-@OPERATOR.example
+@OPERATOR.rejection
 def rank1_input(v, t, rng):
     """Rejection: a 1-D input has no matrix."""
-    na = once_per_version(v, t)
-    if na:
-        return na
     return Case({"input": data(t, (5,), rng), "k": None}, {"output": declared(t.dtype, 1)},
                 error=v.sentence(r"takes one input tensor of shape"))
 
