@@ -118,3 +118,20 @@ def _fake_backend(compatible=True):
     module.supports_device = lambda device: True
     module.is_compatible = lambda model, device="CPU": compatible
     return module
+
+
+def test_a_backend_declining_an_operator_passes_none_of_its_expect_error_cases(tmp_path):
+    """Through onnx's Backend API by dotted path: every ReduceProd model is declined, so its rejection
+    cases are `unsupported`, not `pass`; another operator's rejection cases still pass."""
+    from generators.emit import generate_corpus
+    from tests.conftest import read_jsonl, run_cli
+
+    generate_corpus(tmp_path / "c", ops=["ReduceProd", "ReduceSum"], jobs=1, crosscheck=False)
+    proc = run_cli("--backend", "tests.toybackends.declines:DecliningBackend", "--cases", str(tmp_path / "c"),
+                   "--report-dir", str(tmp_path / "r"), "-k", "axes_out_of_range", cwd=tmp_path, timeout=300)
+    rows = read_jsonl(tmp_path / "r" / "results.jsonl")
+    assert rows, proc.stdout[-2000:] + proc.stderr[-2000:]
+    prod = {r["status"] for r in rows if r["op"] == "ReduceProd"}
+    other = {r["status"] for r in rows if r["op"] == "ReduceSum"}
+    assert prod == {"unsupported"} and "pass" in other, (prod, other)
+    assert any("no ReduceProd kernel" in r["detail"] for r in rows if r["op"] == "ReduceProd")
