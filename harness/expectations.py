@@ -25,8 +25,12 @@ from harness.results import STATUSES
 
 OK, REGRESSED, SETUP_ERROR, NOTHING_RAN = 0, 1, 2, 3
 BAD = frozenset({"fail", "error", "crash", "timeout", "flaky"})
-# Statuses a case may have without an entry: the backend passed, or said plainly it cannot.
+# Statuses a case may have without an entry. With no baseline at all (a first run has nothing to
+# lose) `unsupported` is accepted: the backend said plainly it cannot. Against a baseline, which
+# --update-expectations writes with every non-passing case in it, a case with no entry must pass:
+# `unsupported` there is a kernel the release lost.
 ACCEPTED = frozenset({"pass", "unsupported", "skip"})
+ACCEPTED_AGAINST_A_BASELINE = frozenset({"pass", "skip"})
 HEADER = "# case,status,reason  (run-conformance --update-expectations; harness/expectations.py)"
 
 
@@ -117,7 +121,7 @@ def evaluate(results: list[dict], expectations: dict[str, Expectation] | None,
         why = f" ({detail})" if detail else ""
         entry = expectations.get(case) if expectations is not None else None
         if entry is None:
-            if got not in ACCEPTED:
+            if got not in (ACCEPTED if expectations is None else ACCEPTED_AGAINST_A_BASELINE):
                 verdict.regressions.append(f"{case}: got {got}, expected pass{why}")
         elif got == entry.status or entry.status == "flaky":
             continue  # a flaky entry (deqp-runner's flakes list) accepts any outcome

@@ -215,6 +215,41 @@ def test_known_failure_passes_the_gate_and_a_new_one_fails_it(corpus, tmp_path):
     assert "REGRESSION test_add_b: got crash, expected pass" in proc.stdout
 
 
+def test_pytest_s_closing_line_and_exit_code_agree_with_the_gate(corpus, tmp_path):
+    """A baselined failure is an expected failure to pytest, printed as no FAILED block; a regression
+    is the one FAILED block, and the closing line and the exit code both say so."""
+    known = "test_add_a,fail,adds one\n"
+    proc = gate(corpus, tmp_path, known, "--backend-option", "test_add_a=wrong_values")
+    last = proc.stdout.strip().splitlines()[-1]
+    assert proc.returncode == 0 and "2 passed, 1 xfailed" in last and "failed" not in last.replace("xfailed", "")
+    assert "FAILED" not in proc.stdout
+    proc = gate(corpus, tmp_path, known, "--backend-option", "test_add_a=wrong_values",
+                "--backend-option", "test_add_b=error")
+    last = proc.stdout.strip().splitlines()[-1]
+    assert proc.returncode == 1 and "1 failed" in last and "1 xfailed" in last
+    assert [ln for ln in proc.stdout.splitlines() if ln.startswith("FAILED ")] == [
+        ln for ln in proc.stdout.splitlines() if ln.startswith("FAILED Add::test_add_b")] != []
+    # the baselined case passing again is a strict XPASS: a failure unless fixes are allowed
+    proc = gate(corpus, tmp_path, known)
+    assert proc.returncode == 1 and "1 failed" in proc.stdout.strip().splitlines()[-1]
+    assert "XPASS(strict): passed, but the baseline expects fail (adds one)" in proc.stdout
+
+
+def test_a_lost_kernel_fails_the_gate(corpus, tmp_path):
+    """Against a baseline written by --update-expectations, a case that passed and now comes back
+    unsupported is a regression; without any baseline, unsupported stays acceptable."""
+    proc = gate(corpus, tmp_path, "", "--update-expectations", "--backend-option", "test_add_b=notimpl")
+    assert proc.returncode == 0, proc.stdout
+    assert "test_add_b,unsupported," in (tmp_path / "expected.txt").read_text()
+    args = ["--backend", TOY, "--cases", str(corpus), "--report-dir", "r", "--expectations", "expected.txt"]
+    proc = run_cli(*args, "--backend-option", "test_add_b=notimpl", "--backend-option", "test_add_a=notimpl",
+                   cwd=tmp_path)
+    assert proc.returncode == 1
+    assert "REGRESSION test_add_a: got unsupported, expected pass" in proc.stdout
+    assert "test_add_b" not in proc.stdout.split("conformance gate")[0].split("REGRESSION")[-1]
+    assert gate(corpus, tmp_path, None, "--backend-option", "test_add_a=notimpl").returncode == 0
+
+
 def test_unexpected_pass_fails_unless_fixes_are_allowed(corpus, tmp_path):
     known = "test_add_a,fail,adds one\ntest_gone,crash,no longer in the corpus\n"
     proc = gate(corpus, tmp_path, known)
