@@ -188,6 +188,7 @@ def _emit_unit(args) -> tuple[dict, list[dict], list[dict]]:
     """Worker: build one operator version, write its cases under out/node, return index entries."""
     op_name, since_version, out, crosscheck = args
     built, not_applicable = build_version(op_name, since_version)
+    op = all_operators()[op_name]
     entries, disagreements = {}, []
     for b in built:
         files = files_of(b)
@@ -204,7 +205,6 @@ def _emit_unit(args) -> tuple[dict, list[dict], list[dict]]:
 
             d = against_reference(b)
             if d:
-                op = all_operators()[op_name]
                 d["reason"] = op.why_reference_differs(f"{d['example']} {d['dtype']}: {d['detail']}")
                 disagreements.append(d)
     return entries, not_applicable, disagreements

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 from onnx import TensorProto, helper
 
@@ -36,6 +37,16 @@ def element_of(type_name: str) -> str:
     while "(" in type_name:
         type_name = type_name[type_name.index("(") + 1:-1]
     return type_name
+
+
+def bits_of(dtype: np.dtype) -> int:
+    """Bits per element: below 8 the spec packs several into a byte (int4, float4e2m1, int2)."""
+    if dtype.type.__module__ == "numpy":
+        return dtype.itemsize * 8
+    try:
+        return ml_dtypes.finfo(dtype).bits
+    except ValueError:
+        return ml_dtypes.iinfo(dtype).bits
 
 
 def pack(x: np.ndarray, bits: int) -> np.ndarray:

@@ -99,7 +99,7 @@ def test_expected_outputs_equal_onnx_node_tests_where_both_carry_the_example(gen
     assert len({m for m, _ in matched}) >= MIN_MATCHED, sorted({m for m, _ in matched})
 
 
-MIN_MATCHED = 10
+MIN_MATCHED = 120  # 128 of onnx's node tests match one of our examples today
 
 # onnx computes these documented outputs with several roundings in the output type; ours are
 # correctly rounded (test below), one unit in the last place away.

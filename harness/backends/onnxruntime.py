@@ -7,7 +7,6 @@ import functools
 import re
 from typing import Any, Sequence
 
-import ml_dtypes
 import numpy as np
 import onnx
 import onnxruntime as ort
@@ -163,16 +162,6 @@ def _provider_name(text: str) -> str:
     return by_short.get(text.lower(), text)
 
 
-def _packed_bits(dtype: np.dtype) -> int:
-    """Bits per element: below 8 ORT packs several into a byte (int4, float4e2m1, int2)."""
-    if dtype.type.__module__ == "numpy":
-        return dtype.itemsize * 8
-    try:
-        return ml_dtypes.finfo(dtype).bits
-    except ValueError:
-        return ml_dtypes.iinfo(dtype).bits
-
-
 def to_ortvalue(x: np.ndarray) -> ort.OrtValue:
     """A numpy array (ml_dtypes included) as an OrtValue of the matching ONNX element type.
 
@@ -182,7 +171,7 @@ def to_ortvalue(x: np.ndarray) -> ort.OrtValue:
     if x.dtype.type.__module__ == "numpy":
         return ort.OrtValue.ortvalue_from_numpy(x)
     elem = helper.np_dtype_to_tensor_dtype(x.dtype)
-    bits = _packed_bits(x.dtype)
+    bits = dtypes.bits_of(x.dtype)
     if bits >= 8:
         return ort.OrtValue.ortvalue_from_numpy_with_onnx_type(x.view(f"u{x.dtype.itemsize}"), elem)
     # Sub-byte types: the spec packs them low bits first (onnx/docs/IR.md, "4-bit/2-bit integer
@@ -208,7 +197,7 @@ def from_ortvalue(value: ort.OrtValue) -> np.ndarray:
     shape = tuple(value.shape())
     size = value.tensor_size_in_bytes()
     raw = np.frombuffer(ctypes.string_at(value.data_ptr(), size), np.uint8) if size else np.zeros(0, np.uint8)
-    bits = _packed_bits(target)
+    bits = dtypes.bits_of(target)
     if bits >= 8:
         return raw.view(target).reshape(shape)
     return dtypes.unpack(raw, bits, int(np.prod(shape, dtype=np.int64))).view(target).reshape(shape)

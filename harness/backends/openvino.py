@@ -153,7 +153,7 @@ def _to_tensor(x: np.ndarray, port: Any, k: int) -> Any:
         # ov.Tensor.data of i4/u4/f4e2m1 is its packed bytes, two elements a byte, low nibble first
         # as in ONNX (tests/test_backend_openvino.py checks the order with a Transpose).
         tensor = ov.Tensor(getattr(ov.Type, _OV_OF[got]), list(x.shape))
-        packed = dtypes.pack(x, 4)
+        packed = dtypes.pack(x, dtypes.bits_of(x.dtype))
         if packed.size:
             tensor.data.reshape(-1).view(np.uint8)[: packed.size] = packed
         return tensor
@@ -192,7 +192,7 @@ def _from_tensor(tensor: Any) -> np.ndarray:
         target = dtypes.numpy_of(name)
         raw = np.ascontiguousarray(tensor.data).reshape(-1).view(np.uint8)
         count = int(np.prod(shape, dtype=np.int64))
-        return dtypes.unpack(raw, 4, count).view(target).reshape(shape)
+        return dtypes.unpack(raw, dtypes.bits_of(target), count).view(target).reshape(shape)
     return tensor.data.copy()
 
 
