@@ -203,3 +203,24 @@ def test_next_float_is_one_ulp_away(value):
         return
     result = _one(np.array([a]), np.array([b]), tolerance={"atol": 1.0, "rtol": 1.0})
     assert result.max_ulp == 1
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_a_ulp_budget_counts_steps_from_the_correctly_rounded_value(dtype):
+    """{"ulp": N}: N representable values away passes, N + 1 fails and says how far."""
+    e = np.array([1.0, -3.5, np.nan, np.inf], dtype)
+    two = e.copy()
+    two[:2] = [np.nextafter(np.nextafter(v, dtype(np.inf)), dtype(np.inf)) for v in e[:2]]
+    assert compare_outputs([e], [two], {"ulp": 2}).status == "pass"
+    result = compare_outputs([e], [two], {"ulp": 1})
+    assert result.status == "fail" and result.max_ulp == 2 and "max ulp 2" in result.detail
+    moved_nan = two.copy()
+    moved_nan[2], moved_nan[3] = 0.0, np.nan
+    assert compare_outputs([e], [moved_nan], {"ulp": 1000}).status == "fail"
+
+
+def test_a_ulp_budget_with_an_absolute_allowance_near_zero():
+    e = np.array([1e-30, 1.0], np.float32)
+    a = np.array([2e-30 + 1e-8, 1.0], np.float32)  # millions of ulp off, but within atol
+    assert compare_outputs([e], [a], {"ulp": 16}).status == "fail"
+    assert compare_outputs([e], [a], {"ulp": 16, "atol": 4 * 2.0**-23}).status == "pass"

@@ -1,0 +1,90 @@
+"""Round once to an ONNX float type: exact values in, the nearest value of the type out (ties to even).
+
+Oracles compute in exact or high precision (Python ints, Fraction, mpmath at `PREC` bits) and
+call `round_to` once at the end, so no result is rounded twice. Rounding works on the exact
+rational value with integer arithmetic; nothing passes through an intermediate float.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from functools import lru_cache
+
+import ml_dtypes
+import mpmath
+import numpy as np
+
+from harness.dtypes import numpy_of
+
+# Working precision of mpmath oracles: far beyond double's 53 bits, so a correctly rounded
+# double is missed only if the exact value lies within 2^-200 relative of a rounding boundary.
+PREC = 200
+
+
+def exact(x) -> Fraction | float:
+    """x as an exact rational; NaN and the infinities stay floats (they have no rational value)."""
+    if isinstance(x, mpmath.mpf):
+        if mpmath.isnan(x) or mpmath.isinf(x):
+            return float(x)
+        man, exp = x.man_exp
+        return Fraction(int(man)) * Fraction(2) ** int(exp)
+    if isinstance(x, (float, np.floating)):
+        x = float(x)
+        return x if not math.isfinite(x) else Fraction(x)
+    return Fraction(x)
+
+
+@lru_cache(maxsize=None)
+def has_inf(type_name: str) -> bool:
+    dt = numpy_of(type_name)
+    return bool(np.isinf(np.array(np.inf).astype(dt).astype(np.float64)))
+
+
+@lru_cache(maxsize=None)
+def has_nan(type_name: str) -> bool:
+    dt = numpy_of(type_name)
+    return bool(np.isnan(np.array(np.nan).astype(dt).astype(np.float64)))
+
+
+def round_to(x, type_name: str, saturate: bool = False):
+    """The value of `type_name` nearest to x, ties to even, as a 0-d numpy array of that type.
+
+    Beyond the largest finite value (after rounding): +-max when `saturate`, else +-inf where the
+    type has infinities, NaN where it has NaN but no infinity (float8e4m3fn, the fnuz types),
+    and +-max where it has neither (float4e2m1). A float -0.0 stays -0.0 where the type has it;
+    an mpmath or rational zero is +0 (they carry no sign).
+    """
+    dt = numpy_of(type_name)
+    fi = ml_dtypes.finfo(dt)
+    q = exact(x)
+    if isinstance(q, float):  # NaN or an infinity
+        return np.array(q if math.isnan(q) else _beyond_max(math.copysign(1.0, q), type_name, saturate)).astype(dt)
+    if q == 0:
+        zero = -0.0 if isinstance(x, (float, np.floating)) and math.copysign(1.0, float(x)) < 0 else 0.0
+        return np.array(zero).astype(dt)
+    mag = abs(q)
+    # e = floor(log2 |q|), from the bit lengths, corrected by one where the estimate overshoots
+    e = mag.numerator.bit_length() - mag.denominator.bit_length()
+    if Fraction(2) ** e > mag:
+        e -= 1
+    quantum = Fraction(2) ** (max(e, int(fi.minexp)) - int(fi.nmant))  # subnormals share emin's quantum
+    r = round(q / quantum) * quantum  # Fraction.__round__ ties to even
+    if abs(r) > Fraction(float(fi.max)):
+        return np.array(_beyond_max(1.0 if r > 0 else -1.0, type_name, saturate)).astype(dt)
+    if r == 0:  # underflow to zero keeps the sign where the type has -0
+        return np.array(-0.0 if q < 0 else 0.0).astype(dt)
+    return np.array(float(r)).astype(dt)  # r has at most 53 significant bits: float() and astype are exact
+
+
+def _beyond_max(sign: float, type_name: str, saturate: bool) -> float:
+    if saturate or not (has_inf(type_name) or has_nan(type_name)):
+        return sign * float(ml_dtypes.finfo(numpy_of(type_name)).max)
+    return sign * math.inf if has_inf(type_name) else math.nan
+
+
+def round_array(values, type_name: str, shape=None, saturate: bool = False) -> np.ndarray:
+    """round_to over a list (or nested list) of exact values, as an array of `type_name`."""
+    flat = list(np.asarray(values, dtype=object).reshape(-1))
+    out = np.array([round_to(v, type_name, saturate) for v in flat], dtype=numpy_of(type_name))
+    return out.reshape(np.shape(values) if shape is None else shape)
