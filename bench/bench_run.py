@@ -3,7 +3,7 @@
 Bare: N plain processes, each taking every N-th case, that create an onnxruntime InferenceSession
 for the model, read the test data with onnx's numpy_helper and run it, catching any exception
 (no isolation, no safety checks, no comparison, no reports). Ours: the full harness (executor
-processes, safety checks, grading, results.jsonl, matrices, junit) under pytest-xdist. The two
+processes, safety checks, grading against the committed baseline, results.jsonl, matrices, junit). The two
 alternate; the first pair warms the file cache and is dropped; medians and the ratio are printed.
 
     python bench/bench_run.py [--cases cases] [-n 2] [--reps 3]
@@ -55,11 +55,12 @@ def bare(cases: str, workers: int) -> float:
     return time.perf_counter() - started
 
 
-def ours(cases: str, workers: int) -> float:
+def ours(cases: str, workers: int, expectations: str | None) -> float:
     with tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()
+        gate = ["--expectations", expectations] if expectations else []
         subprocess.run([sys.executable, "-m", "harness.cli", "--backend", "onnxruntime", "--cases", cases,
-                        "--report-dir", tmp, "-n", str(workers), "-q"],
+                        "--report-dir", tmp, "-n", str(workers), "-q", *gate],
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         return time.perf_counter() - started
 
@@ -69,11 +70,14 @@ def main() -> None:
     p.add_argument("--cases", default="cases")
     p.add_argument("-n", type=int, default=2)
     p.add_argument("--reps", type=int, default=3)
+    # As CI runs it: against the committed baseline, so only regressions print a failure block
+    p.add_argument("--expectations", default="reports/onnxruntime/expectations.txt",
+                   help="baseline to gate against ('' for none: every non-pass then prints as FAILED)")
     a = p.parse_args()
     b, o = [], []
     for _ in range(a.reps + 1):
         b.append(bare(a.cases, a.n))
-        o.append(ours(a.cases, a.n))
+        o.append(ours(a.cases, a.n, a.expectations or None))
     b, o = b[1:], o[1:]
     mb, mo = statistics.median(b), statistics.median(o)
     print(f"bare onnxruntime, {a.n} processes: median {mb:.1f} s ({', '.join(f'{x:.1f}' for x in b)})")

@@ -20,15 +20,21 @@ from harness.dtypes import numpy_of
 # Working precision of mpmath oracles: far beyond double's 53 bits, so a correctly rounded
 # double is missed only if the exact value lies within 2^-200 relative of a rounding boundary.
 PREC = 200
+# Beyond 2^+-2000 every ONNX float type overflows or underflows (double's range ends near 2^+-1075),
+# and an exact Fraction of exp(1e308) would not fit in memory.
+HUGE_EXPONENT = 2000
 
 
 def exact(x) -> Fraction | float:
-    """x as an exact rational; NaN and the infinities stay floats (they have no rational value)."""
+    """x as an exact rational; NaN and the infinities stay floats (they have no rational value),
+    and so does an mpmath value beyond 2^+-2000, as the signed infinity or zero it rounds to."""
     if isinstance(x, mpmath.mpf):
         if mpmath.isnan(x) or mpmath.isinf(x):
             return float(x)
-        man, exp = x.man_exp
-        return Fraction(int(man)) * Fraction(2) ** int(exp)
+        if x != 0 and abs(mpmath.mag(x)) > HUGE_EXPONENT:  # rounds to +-inf or +-0 in every type
+            return math.copysign(math.inf if mpmath.mag(x) > 0 else 0.0, -1.0 if x < 0 else 1.0)
+        man, exp = x.man_exp  # the magnitude: mpmath keeps the sign apart
+        return (-1 if x < 0 else 1) * Fraction(int(man)) * Fraction(2) ** int(exp)
     if isinstance(x, (float, np.floating)):
         x = float(x)
         return x if not math.isfinite(x) else Fraction(x)
@@ -58,6 +64,8 @@ def round_to(x, type_name: str, saturate: bool = False):
     dt = numpy_of(type_name)
     fi = ml_dtypes.finfo(dt)
     q = exact(x)
+    if isinstance(q, float) and q == 0:  # an mpmath value too small for any type, with its sign
+        return np.array(q).astype(dt)
     if isinstance(q, float):  # NaN or an infinity
         return np.array(q if math.isnan(q) else _beyond_max(math.copysign(1.0, q), type_name, saturate)).astype(dt)
     if q == 0:

@@ -39,7 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "default: the project's cases/, generated first if missing")
     p.add_argument("--report-dir", metavar="DIR", help="default reports/<backend>/")
     p.add_argument("-n", dest="workers", metavar="N",
-                   help="pytest-xdist worker processes (a number or 'auto'); default: none")
+                   help="executor processes running cases side by side (a number, or 'auto' for one "
+                        "per core); default 1")
     p.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
                    help="per case, load to compare; default 60")
     p.add_argument("--expectations", metavar="FILE",
@@ -90,6 +91,9 @@ def pytest_args(args: argparse.Namespace, cases: Path, report_dir: Path,
         "-p", "harness.plugin",
         # Hypothesis' plugin costs most of a second to import and cases never use it.
         "-p", "no:hypothesispytest",
+        # Nothing to capture: backends run in executor processes whose output the executor keeps
+        # (a crash's last words); capturing this process costs a dozen syscalls per case.
+        "--capture=no",
         "-o", f"cache_dir={report_dir / '.pytest_cache'}",  # --lf remembers per report dir
         "-o", "junit_suite_name=onnx-conformance",
         f"--junitxml={report_dir / 'junit.xml'}",
@@ -115,7 +119,7 @@ def pytest_args(args: argparse.Namespace, cases: Path, report_dir: Path,
         if getattr(args, flag):
             out.append("--conformance-" + flag.replace("_", "-"))
     if args.workers is not None:
-        out += ["-n", args.workers]
+        out += ["--conformance-workers", args.workers]
     return [*out, *passthrough, str(cases)]
 
 

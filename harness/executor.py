@@ -165,6 +165,8 @@ def _serve(conn, backend: str, options: dict, stage, log, memory_limit: int | No
            parent: int | None = None) -> None:
     global LIMITS
     _die_with(parent)
+    if hasattr(signal, "pthread_sigmask"):  # started from a dispatch thread, which blocks these
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
     # The backend's own stdout/stderr go to a pipe the parent drains as it fills, keeping the
     # last few KB: a crash report carries the backend's last words (an abort message, a CUDA
     # error), and a backend printing megabytes neither blocks nor piles up anywhere.
@@ -266,9 +268,12 @@ class Executor:
         self._conn = None
         self._stage = None
         self._tail: _Tail | None = None
+        self._stopped = False
 
     def start(self) -> dict:
         """Start the child and wait for the adapter; BackendUnavailable says why it failed."""
+        if self._stopped:
+            raise BackendUnavailable("the run was stopped")
         # spawn, not fork: a forked copy of a process that has started onnxruntime's (or any
         # runtime's) threads can deadlock on locks those threads held.
         ctx = multiprocessing.get_context("spawn")
@@ -355,6 +360,16 @@ class Executor:
                 pass
             self._proc.join(2)
         self._kill()
+
+    def terminate(self) -> None:
+        """From another thread, when a run is cut short: kill the child now, mid-case if need be,
+        and start no other. The thread using this executor sees its child die and cleans up."""
+        self._stopped = True
+        proc = self._proc
+        try:
+            os.kill(proc.pid, signal.SIGKILL)
+        except (AttributeError, TypeError, ValueError, OSError):
+            pass  # no child, or it is already gone
 
     def _log_tail(self, prefix: str) -> str:
         text = self._tail.text() if self._tail is not None else ""

@@ -17,6 +17,7 @@ from harness import expectations as baseline
 from harness import safety
 from harness import shard
 from harness.corpus import Case, CorpusError, find_cases, index_sha256
+from harness.dispatch import Dispatch
 from harness.executor import BackendUnavailable, Executor, one_line
 from harness.expectations import ExpectationsError
 from harness.reports import terminal_summary, write_matrices
@@ -55,6 +56,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--conformance-shard", metavar="K/N")
     group.addoption("--conformance-shard-durations", metavar="RESULTS_JSONL")
     group.addoption("--conformance-rerun-failures", type=int, default=0, metavar="N")
+    group.addoption("--conformance-workers", default="1", metavar="N")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -78,6 +80,19 @@ def parse_backend_options(pairs: list[str]) -> dict[str, str]:
             raise pytest.UsageError(f"--backend-option wants KEY=VALUE, got {pair!r}")
         options[key] = value
     return options
+
+
+def parse_workers(text: str) -> int:
+    """-n: a positive number of executor processes, or 'auto' for one per CPU core."""
+    if text == "auto":
+        return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 0 or str(n) != text.strip():
+        raise pytest.UsageError(f"-n wants a number of executor processes or 'auto', got {text!r}")
+    return max(1, n)  # 0, as xdist spells "no workers": the one executor
 
 
 class CaseFailed(Exception):
@@ -129,6 +144,8 @@ class Conformance:
             raise pytest.UsageError(str(e)) from None
         self.selected: set[str] | None = None  # this shard's cases; None = every case
         self.ops: set[str] = set(opt("conformance_op") or ())  # only these operators' cases; empty = all
+        self.workers = parse_workers(opt("conformance_workers"))
+        self.dispatch: Dispatch | None = None
 
     # -- session ---------------------------------------------------------------------------
 
@@ -243,7 +260,8 @@ class Conformance:
         backend = self.run_info.get("backend", {"name": self.backend, "version": "(not loaded)"})
         return [
             f"conformance: backend {backend.get('name')} {backend.get('version')}, "
-            f"harness {harness.__version__}, timeout {self.timeout:g} s",
+            f"harness {harness.__version__}, timeout {self.timeout:g} s, "
+            f"{self.workers} executor{'s' if self.workers != 1 else ''}",
             f"conformance: {len(self.cases)} cases in {self.root}"
             + (f", {len(self.done)} already recorded (--resume)" if self.done else ""),
             f"conformance: results -> {self.report_dir / RESULTS}",
@@ -269,15 +287,35 @@ class Conformance:
 
     # -- running ---------------------------------------------------------------------------
 
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> None:
+        """Hand this process's cases, in run order, to the executors before the first item runs."""
+        if self.is_worker or self.config.pluginmanager.hasplugin("dsession") \
+                or self.config.getoption("collectonly"):
+            return  # under xdist each worker runs its items one by one, as they are sent
+        cases = [item.case for item in session.items if isinstance(item, CaseItem)]
+        started, self.executor = self.executor, None  # the one that proved the backend loads
+        self.dispatch = Dispatch(cases, self.workers, self._new_executor, self._execute,
+                                 spare=started)
+
     def execute(self, case: Case) -> dict:
+        """The case's result: from the executors working ahead, else run here and now (under xdist)."""
+        result = self.dispatch.result(case) if self.dispatch is not None else None
+        if result is None:
+            if self.executor is None:
+                self.executor = self._new_executor()
+            result = self._execute(self.executor, case)
+        return result
+
+    def _new_executor(self) -> Executor:
+        return Executor(self.backend, self.options, self.timeout, memory_limit=self.memory_limit)
+
+    def _execute(self, executor: Executor, case: Case) -> dict:
         entry = (self.expectations or {}).get(case.name)
         if entry is not None and entry.status == "skip":
             return new_result(case, status="skip", seconds=0.0,
                               detail=entry.reason or "listed as skip in the expectations")
-        if self.executor is None:
-            self.executor = Executor(self.backend, self.options, self.timeout,
-                                     memory_limit=self.memory_limit)
-        result = with_reruns(self.executor.run, case, self.executor.run(case), self.reruns)
+        result = with_reruns(executor.run, case, executor.run(case), self.reruns)
         if result.get("detail"):
             # A backend quoting the model's path names no checkout in a report. Only the case's
             # own path is shortened: a safety reason quoting a location outside it stays verbatim.
@@ -319,6 +357,9 @@ class Conformance:
     # -- the end ---------------------------------------------------------------------------
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if self.dispatch is not None:
+            self.dispatch.close()
+            self.dispatch = None
         if self.executor is not None:
             self.executor.close()
             self.executor = None
@@ -452,6 +493,10 @@ class CaseItem(pytest.Item):
         raise CaseFailed(result)
 
     def repr_failure(self, excinfo, style=None):
+        if excinfo.errisinstance(pytest.xfail.Exception):
+            # An expected failure shows only its reason: pytest would otherwise render (and parse
+            # the source of) every frame of a traceback nobody reads, ~0.2 s per xfailed case.
+            return str(excinfo.value)
         if not isinstance(excinfo.value, CaseFailed):
             return super().repr_failure(excinfo, style)
         r, c = excinfo.value.result, self.case

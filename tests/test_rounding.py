@@ -48,6 +48,7 @@ def test_no_double_rounding():
     assert float(round_to(x, "float16")) == 1 + 2**-10
     with mpmath.workprec(200):
         assert float(round_to(mpmath.mpf(1) + mpmath.mpf(2) ** -11 + mpmath.mpf(2) ** -60, "float16")) == 1 + 2**-10
+        assert float(round_to(-mpmath.mpf(1) - mpmath.mpf(2) ** -11 - mpmath.mpf(2) ** -60, "float16")) == -1 - 2**-10
 
 
 @pytest.mark.parametrize("name,want", [("float", np.inf), ("float16", np.inf), ("float8e5m2", np.inf),
@@ -69,3 +70,12 @@ def test_zero_signs_and_array():
     a = round_array([[Fraction(1, 3), 2], [-0.5, 7]], "bfloat16")
     assert a.dtype == ml_dtypes.bfloat16 and a.shape == (2, 2)
     assert a[0, 0] == np.array(1 / 3).astype(ml_dtypes.bfloat16)
+
+
+def test_mpmath_values_keep_their_sign_and_far_ones_round_to_inf_or_zero():
+    with mpmath.workprec(200):
+        assert float(round_to(mpmath.mpf(-0.75), "float")) == -0.75
+        assert float(round_to(mpmath.exp(mpmath.mpf(10) ** 6), "double")) == np.inf
+        assert float(round_to(-mpmath.exp(mpmath.mpf(10) ** 6), "float16")) == -np.inf
+        tiny = round_to(-mpmath.exp(-mpmath.mpf(10) ** 6), "float")
+        assert float(tiny) == 0.0 and np.signbit(tiny)

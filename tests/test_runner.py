@@ -142,12 +142,12 @@ def test_op_selects_cases_by_the_index_s_operator_not_by_name(corpus, tmp_path):
     assert proc.returncode == 2 and "--op Nope: no case of that operator in" in proc.stdout + proc.stderr
 
 
-def test_two_workers_and_only_the_controller_writes(tmp_path):
+def test_two_executors_and_each_case_recorded_once(tmp_path):
     names = [f"test_add_{i}" for i in range(8)]
     cases = build_corpus(tmp_path / "cases", adds=names, index=True)
     proc = run_cli("--backend", TOY, "--cases", str(cases), "--report-dir", "r", "-n", "2",
                    "--backend-option", "test_add_3=abort", cwd=tmp_path)
-    assert "2 workers" in proc.stdout, proc.stdout + proc.stderr
+    assert "2 executors" in proc.stdout, proc.stdout + proc.stderr
     lines = read_jsonl(tmp_path / "r" / "results.jsonl")
     assert sorted(r["case"] for r in lines) == sorted(names)  # each once, none twice
     assert {r["case"]: r["status"] for r in lines}["test_add_3"] == "crash"
@@ -341,7 +341,7 @@ def test_exitfirst_then_last_failed(corpus, tmp_path):
     proc = run_cli("--backend", TOY, "--cases", str(corpus), "--report-dir", "r", "--lf",
                    cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout
-    assert [r["status"] for r in read_jsonl(tmp_path / "r" / "results.jsonl")] == ["pass"]
+    assert [r["status"] for r in read_jsonl(tmp_path / "r" / "results.jsonl")] == ["pass"], proc.stdout
     listing = run_cli("--backend", TOY, "--cases", str(corpus), "--report-dir", "r",
                       "--", "--collect-only", "-q", cwd=tmp_path)
     assert "ReduceSum::test_reduce_sum_keepdims" in listing.stdout

@@ -6,8 +6,8 @@
     flood         write megabytes to stdout and stderr, then answer correctly
     flood_abort   write megabytes, a last line, then abort
     sigkill       kill itself with SIGKILL, as the kernel's out-of-memory killer would
-`trace=DIR` appends "<case> <pid of the executor's parent>" to DIR/trace.txt for every case, so a
-test can tell which pytest-xdist worker ran it.
+`trace=DIR` appends "<case> <pid of the executor>" to DIR/trace.txt for every case, so a test can
+tell which executor process ran it.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ class HostileAdapter(ToyAdapter):
         trace = self.options.get("trace")
         if trace:
             with open(Path(trace) / "trace.txt", "a", encoding="utf-8") as f:
-                f.write(f"{Path(model_path).parent.name} {os.getppid()}\n")
+                f.write(f"{Path(model_path).parent.name} {os.getpid()}\n")
         return super().prepare(model_path)
 
     def run(self, prepared, inputs):
