@@ -97,6 +97,9 @@ class Case:
     attrs: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
     tolerance: dict | None = None
+    # Values of the enclosing graph that a subgraph attribute reads by name (If's branches, Loop's
+    # body): graph inputs fed from test data after the node's own, not inputs of the node.
+    outer: dict[str, Any] = field(default_factory=dict)
 
     @property
     def kind(self) -> str:

@@ -102,7 +102,14 @@ class OnnxRuntimeAdapter(Adapter):
         outputs = session.get_outputs()
         if not all(_bindable(v.type) for v in [*declared, *outputs]):
             # OrtValues cannot be built from strings, nor returned as sequences/optionals through
-            # this API; the plain run converts those (and they have no bfloat16 to lose).
+            # this API; the plain run converts those through numpy, which has no bfloat16, float8
+            # or packed 4/2-bit type: a sequence or optional of one cannot cross the binding at all.
+            foreign = next((m.group(1) for v in [*declared, *outputs]
+                            for m in [_ELEMENT.search(v.type)] if m and m.group(1) not in _NUMPY_NATIVE
+                            and not v.type.startswith("tensor(")), None)
+            if foreign:
+                raise Unsupported(f"onnxruntime's Python API passes sequences and optionals through numpy, "
+                                  f"which has no {foreign} (no OrtValue constructor takes them)")
             return list(session.run(None, {d.name: _plain(x) for d, x in zip(declared, inputs)}))
         keep = []  # OrtValues borrow the numpy buffers: both must live until the run ends
         feeds = {}
@@ -147,6 +154,11 @@ def _plain(value: Any) -> Any:
     """A feed for the plain run: sequences stay lists, an empty optional stays None (ORT takes
     both as they are); a numpy scalar becomes a 0-d array."""
     return value if value is None or isinstance(value, (list, dict)) else np.asarray(value)
+
+
+_ELEMENT = re.compile(r"tensor\((\w+)\)")
+_NUMPY_NATIVE = {"bool", "string", "float16", "float", "double", "complex64", "complex128",
+                 "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"}
 
 
 def _bindable(type_str: str) -> bool:

@@ -1,0 +1,53 @@
+"""CastLike: the input cast to the element type of target_type, by Cast's rules, for every (from, to) pair of its newest version."""
+
+from generators.case import Case, NotApplicable
+from generators.cast_family import (
+    FLOAT8,
+    IEEE,
+    CastOperator,
+    conversion,
+    explain_reference,
+    like,
+    tolerance,
+)
+from generators.spec import versions
+
+# The whole (T1, T2) matrix at the newest version; the older ones get every T1 to float and float to
+# every T2 (each type parameter's cells), which keeps Cast and CastLike within the corpus budget.
+OPERATOR = CastOperator("CastLike", full=lambda v: v.since_version == versions("CastLike")[-1].since_version)
+
+
+def case(t, conv, **attrs):
+    if isinstance(conv, NotApplicable):
+        return conv
+    x, y = conv
+    return Case({"input": x, "target_type": like(t["T2"])}, {"output": y}, attrs, tolerance=tolerance(t["T2"]))
+
+
+@OPERATOR.example
+def default(v, t, rng):
+    """One case per pair, the target's ties, range ends and specials in the source's values."""
+    return case(t, conversion(v, t["T1"], t["T2"], rng))
+
+
+@OPERATOR.example
+def no_saturate(v, t, rng):
+    """saturate=0 into the float 8 types: out of range goes to NaN (or Inf in E5M2), per Cast's second table."""
+    if not v.has_attribute("saturate"):
+        return NotApplicable("saturate exists from CastLike-19 on")
+    if t["T2"] not in FLOAT8 or t["T1"] not in IEEE:
+        return NotApplicable("the saturate=0 example is for the IEEE float -> float 8 conversions")
+    return case(t, conversion(v, t["T1"], t["T2"], rng, saturate=False), saturate=0)
+
+
+@OPERATOR.example
+def round_nearest(v, t, rng):
+    """round_mode="nearest" (ties up) into float8e8m0."""
+    if not v.has_attribute("round_mode"):
+        return NotApplicable("round_mode exists from CastLike-24 on")
+    if t["T2"] != "float8e8m0" or t["T1"] not in IEEE:
+        return NotApplicable("round_mode only applies to casting to float8e8m0; shown from the IEEE floats")
+    return case(t, conversion(v, t["T1"], t["T2"], rng, round_mode="nearest"), round_mode="nearest")
+
+
+explain_reference(OPERATOR)

@@ -1,0 +1,20 @@
+"""Log: natural logarithm, correctly rounded; log(+-0) = -inf, log(x < 0) = NaN (invalid), log(+inf) = +inf."""
+
+import math
+
+import mpmath
+import numpy as np
+
+from generators.case import Operator
+from generators.unary_family import correctly_rounded, standard
+
+OPERATOR = Operator("Log")
+
+
+def exp_randn(rng, shape):
+    return np.exp(rng.standard_normal(shape))
+
+
+standard(OPERATOR, correctly_rounded(mpmath.log, domain=lambda x: x >= 0, poles={0.0: -math.inf}), "log",
+         example=[1, 10], draw=exp_randn,
+         specials=[1.0, 0.0, -0.0, -1.0, -2.0**-149, math.inf, -math.inf, math.nan, math.e, 2.0**-149, 2.0])

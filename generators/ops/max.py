@@ -1,0 +1,9 @@
+"""Max: the largest of the inputs elementwise (NaN propagates), with broadcasting from version 8."""
+
+from generators.arithmetic_family import Variadic, largest, tol_exact, variadic_examples
+from generators.case import Operator
+
+OPERATOR = Operator("Max")
+
+variadic_examples(OPERATOR, Variadic(lambda xs: largest(xs, max), "max", ([3, 2, 1], [1, 4, 4], [2, 5, 3]),
+                                     lambda t, n: tol_exact(t.dtype)))

@@ -1,0 +1,9 @@
+"""Min: the smallest of the inputs elementwise (NaN propagates), with broadcasting from version 8."""
+
+from generators.arithmetic_family import Variadic, largest, tol_exact, variadic_examples
+from generators.case import Operator
+
+OPERATOR = Operator("Min")
+
+variadic_examples(OPERATOR, Variadic(lambda xs: largest(xs, min), "min", ([3, 2, 1], [1, 4, 4], [2, 5, 0]),
+                                     lambda t, n: tol_exact(t.dtype)))

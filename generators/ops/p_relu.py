@@ -1,0 +1,66 @@
+"""PRelu: y = slope * x for x < 0, x otherwise, slope broadcast to x; the product rounded once."""
+
+import math
+
+import numpy as np
+
+from generators import values
+from generators.accuracy import budget
+from generators.activation_family import INF, NAN, Activation, array, edges, element
+from generators.case import NotApplicable, Operator
+
+OPERATOR = Operator("PRelu")
+
+
+def prelu(a, x, slope):
+    if isinstance(x, float):  # NaN, +-inf
+        if math.isnan(x) or x > 0:
+            return x
+        return NAN if slope == 0 else (-INF if slope > 0 else INF)  # IEEE: 0 * inf is NaN
+    return slope * x if x < 0 else x
+
+
+PRELU = Activation(OPERATOR, prelu, lambda dtype: budget("mul", dtype))
+
+
+def prelu_case(v, t, x, slope):
+    """The case, where an integer product would overflow (undefined) the slope there set to 1."""
+    if values.is_int(t.dtype):
+        lo, hi = values.int_range(t.dtype)
+        full = np.broadcast_to(slope, x.shape) if slope.ndim <= x.ndim else slope
+        if full.shape == x.shape:
+            fixed = np.array([s if lo <= element(e) * element(s) <= hi else 1
+                              for e, s in zip(x.reshape(-1).tolist(), full.reshape(-1).tolist())], dtype=t.np())
+            if slope.shape == x.shape:
+                slope = fixed.reshape(x.shape)
+    return PRELU.case(v, t, x, slope=slope)
+
+
+def broadcast(name, slope_shape, since=7):
+    """A documented or spec broadcasting form of slope against x of shape [3, 4, 5]."""
+
+    def example(v, t, rng):
+        if v.since_version < since:
+            return NotApplicable(f"version {v.since_version} has no unidirectional broadcasting of slope "
+                                 "(version 7 brings it); only a slope of x's shape or of size 1")
+        x = values.sample(t.dtype, (3, 4, 5), rng, specials=False)
+        slope = values.sample(t.dtype, slope_shape, rng, specials=False)
+        return prelu_case(v, t, x, slope)
+
+    OPERATOR.example(example, name=name)
+
+
+broadcast("prelu", (3, 4, 5), since=1)
+broadcast("broadcast", (5,))
+broadcast("broadcast_channel", (4, 1))
+# 'If `Slope` is of size 1, the value is shared across different channels' (versions 1 and 6)
+broadcast("broadcast_scalar", (1,), since=1)
+broadcast("broadcast_rank0", ())
+
+
+@OPERATOR.example
+def dtype_range(v, t, rng):
+    """The type's limits, subnormals, +-inf and NaN against ordinary slopes."""
+    x = array(edges(t.dtype), t.dtype)
+    slope = values.sample(t.dtype, x.shape, rng, specials=False)
+    return prelu_case(v, t, x, slope)

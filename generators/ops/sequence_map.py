@@ -1,0 +1,63 @@
+"""SequenceMap: the body applied to each sample of the input sequence (and of further sequences), tensors passed whole."""
+
+from onnx import helper
+
+from generators import subgraph
+from generators.case import Case, NotApplicable, Operator, Seq
+from generators.sequence_family import elem, seq_of, sequence
+from generators.values import value
+
+OPERATOR = Operator("SequenceMap", primary="V", defaults={"S": lambda v, b: seq_of(tensor_of(b["V"]))})
+
+
+def tensor_of(type_name):
+    """V's tensor element type: 'int8' -> 'int8'; 'seq(tensor(int8))' -> 'int8'."""
+    return elem(type_name) if type_name.startswith("seq(") else type_name
+
+
+def paired(t):
+    if t["S"] != seq_of(tensor_of(t["V"])):
+        return NotApplicable("emitted with S the sequence of V's element type (V's own cells are covered there)")
+    return None
+
+
+@OPERATOR.example(name="identity_1_sequence")
+def one_input(v, t, rng):
+    """One input sequence; the body copies each sample (the sequences differ in shape)."""
+    if "(" in t["V"]:
+        return NotApplicable("one input: V is unused, emitted once per S with V its tensor type")
+    s = sequence(elem(t["S"]), rng)
+    body = subgraph.graph("body", [helper.make_node("Identity", ["x"], ["y"])], [("x", elem(t["S"]))], [("y", elem(t["S"]))])
+    return paired(t) or Case({"input_sequence": s}, {"out_sequence": s}, {"body": body})
+
+
+def two_inputs(t, rng):
+    """The input sequence and one additional input: a tensor, passed whole to every iteration, or a sequence
+    of the same length, sampled at the same position ('Any other sequence inputs should have the same number
+    of samples'). The body outputs both, swapped."""
+    e = elem(t["S"])
+    s = sequence(e, rng)
+    if t["V"].startswith("seq("):
+        extra = sequence(e, rng, [(1,), (2, 2), ()])
+        second = Seq(list(extra.items), e)
+    else:
+        extra = value(e, (2, 2), rng)
+        second = Seq([extra] * len(s.items), e)
+    nodes = [helper.make_node("Identity", ["x"], ["y1"]), helper.make_node("Identity", ["extra"], ["y0"])]
+    body = subgraph.graph("body", nodes, [("x", e), ("extra", e)], [("y0", e), ("y1", e)])
+    return Case({"input_sequence": s, "additional_inputs": extra}, {"out_sequence": second, "out_sequence_1": s},
+                {"body": body})
+
+
+@OPERATOR.example(name="identity_1_sequence_1_tensor")
+def with_tensor(v, t, rng):
+    if t["V"].startswith("seq("):
+        return NotApplicable("the additional input here is a tensor; a sequence is identity_2_sequences")
+    return paired(t) or two_inputs(t, rng)
+
+
+@OPERATOR.example(name="identity_2_sequences")
+def with_sequence(v, t, rng):
+    if not t["V"].startswith("seq("):
+        return NotApplicable("the additional input here is a sequence; a tensor is identity_1_sequence_1_tensor")
+    return paired(t) or two_inputs(t, rng)

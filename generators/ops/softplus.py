@@ -1,0 +1,17 @@
+"""Softplus: y = ln(exp(x) + 1), correctly rounded from a high-precision value."""
+
+import mpmath
+
+from generators.activation_family import INF, Activation, composite, mp, unary
+from generators.case import Operator
+
+OPERATOR = Operator("Softplus")
+SOFTPLUS = Activation(
+    OPERATOR,
+    unary(lambda a, x: mpmath.log1p(mpmath.exp(mp(x))), inf=INF, ninf=0.0),
+    composite(cancels=True),  # ln(exp(x) + 1) loses exp(x) next to 1 for x well below 0
+)
+
+SOFTPLUS.documented("example", [-1, 0, 1])
+SOFTPLUS.documented("softplus")
+SOFTPLUS.dtype_range()

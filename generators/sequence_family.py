@@ -1,0 +1,58 @@
+"""What the Sequence* operators share: the seq(tensor(T)) <-> T pairing of their type parameters, and test sequences."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from generators.case import NotApplicable, Seq
+from generators.values import value
+from harness.dtypes import numpy_of
+
+
+def elem(seq_type: str) -> str:
+    """'seq(tensor(int8))' -> 'int8'."""
+    return re.fullmatch(r"seq\(tensor\((.*)\)\)", seq_type).group(1)
+
+
+def seq_of(elem_type: str) -> str:
+    return f"seq(tensor({elem_type}))"
+
+
+def paired(seq_param: str, tensor_param: str) -> dict:
+    """Operator defaults binding the other of the two parameters to match the one bound."""
+    def seq_default(v, b):
+        return seq_of(b[tensor_param]) if tensor_param in b else None
+
+    def tensor_default(v, b):
+        return elem(b[seq_param]) if seq_param in b else None
+
+    return {seq_param: seq_default, tensor_param: tensor_default}
+
+
+def unpaired(t, seq_param: str = "S", tensor_param: str = "T") -> NotApplicable | None:
+    """A binding whose sequence and tensor types disagree: no model has one."""
+    if elem(t[seq_param]) != t[tensor_param]:
+        return NotApplicable(f"{seq_param} is the sequence of {tensor_param}'s tensors: the operator's tensor and the "
+                             f"sequence's elements share one element type")
+    return None
+
+
+def sequence(elem_type: str, rng, shapes=((2, 3), (1, 3), (4, 3))) -> Seq:
+    """A sequence of tensors of one element type, of the given shapes (they may differ)."""
+    return Seq([value(elem_type, s, rng) for s in shapes], elem_type)
+
+
+def documented(elem_type: str, arrays: list, rng) -> list:
+    """The documented tensors where the element type holds them exactly, else the type's own data of their shapes."""
+    out = []
+    for a in arrays:
+        a = np.asarray(a)
+        if elem_type not in ("bool", "string"):
+            cast = a.astype(numpy_of(elem_type))
+            if np.array_equal(cast.astype(np.complex128), a):
+                out.append(cast)
+                continue
+        out.append(value(elem_type, a.shape, rng))
+    return out
