@@ -19,9 +19,9 @@ def full_corpus(generated_corpus) -> Path:
 
 
 # The backends CI gates on: the core install's two, and the extras .ci/run installs. CI's budget
-# (30 minutes on 2 cores) holds onnxruntime over every case (the README's main job, 4.5 minutes),
+# (30 minutes on 2 cores) holds onnxruntime over every case (the README's main job, about 4 minutes),
 # the reference evaluator over a fixed quarter of the corpus (its baseline covers every case; the
-# whole run takes 6 minutes), and OpenVINO and tract over the Reduce family, the scope of their
+# whole run takes about 2 minutes at -n 2), and OpenVINO and tract over the Reduce family, the scope of their
 # committed reports until the whole-spec scoreboard.
 REDUCE = [w for op in ("L1", "L2", "LogSum", "LogSumExp", "Max", "Mean", "Min", "Prod", "Sum", "SumSquare")
           for w in ("--op", f"Reduce{op}")]
