@@ -50,3 +50,30 @@ def budget(function: str, type_name: str, cancels: bool = False) -> dict | None:
     if cancels:
         out["atol"] = 4 * EPSILON[type_name]
     return out
+
+
+def accumulation(type_name: str, n: int, magnitude: float = 0.0, after: int = 0) -> dict | None:
+    """The tolerance of a result accumulated over `n` terms (a dot product, a convolution window,
+    a mean or variance), for a runtime that may sum in any order.
+
+    The spec names no accumulation order or type, so the rule is the usual statistical bound on
+    rounding error: a sum of n terms in a type with epsilon e is off by about sqrt(n) * e * M,
+    where M (`magnitude`) is the largest sum of |terms| over the output elements. The budget is
+    k = ceil(2 * sqrt(n)) steps from the correctly rounded value, or k * e * M absolute,
+    whichever is larger. float16 and bfloat16 are judged as accumulated in float and rounded
+    once: one step of the narrow type, or k * e(float) * M absolute; a runtime that accumulates
+    in the 16-bit type itself errs by k steps of that type and fails once n is past a handful.
+    `after` adds the ULP steps of a function applied to the sum (sqrt, exp), as budget() gives them.
+
+    None for types compared exactly (integers, bool, the 8-bit-and-narrower floats)."""
+    if type_name not in EPSILON:
+        return None
+    k = math.ceil(2 * math.sqrt(max(n, 1)))
+    if type_name in ("float16", "bfloat16"):
+        steps, eps = NARROW, EPSILON["float"]
+    else:
+        steps, eps = k, EPSILON[type_name]
+    out: dict = {"ulp": steps + after}
+    if magnitude:
+        out["atol"] = float(k * eps * magnitude)
+    return out
