@@ -100,6 +100,10 @@ class Case:
     # Values of the enclosing graph that a subgraph attribute reads by name (If's branches, Loop's
     # body): graph inputs fed from test data after the node's own, not inputs of the node.
     outer: dict[str, Any] = field(default_factory=dict)
+    # Expected values whose formula needs more intermediate precision than the spec guarantees
+    # (a sum that overflows the type on the way to a representable mean): {"reason": why,
+    # "outputs": {output position: [flat indices]}}. A backend wrong only there gets `warn`.
+    quality: dict | None = None
 
     @property
     def kind(self) -> str:

@@ -173,6 +173,8 @@ def _built(op, v: OpVersion, opset: int, t: Types, example: str, case: Case) -> 
         "dtype": t.dtype, "types": dict(t), "example": example, "kind": case.kind, "reason": case.error,
         "tolerance": case.tolerance,
     }
+    if case.quality:  # only where marked: every other entry stays as it was
+        meta["quality"] = case.quality
     outputs = [(n, x) for n, x in case.outputs.items() if x is not None]
     expected = None if case.error else outputs
     return Built(name, meta, model, feeds, expected, [element_of(type_of(x)) for _, x in outputs])

@@ -175,6 +175,10 @@ class ReduceOp(Operator):
         # pairs of values at the edges of a dtype, each reduced to one output
         range_pairs: Callable[["DtypeInfo"], list[tuple]] = lambda dt: [],
         positive_only: bool = False,  # data must stay > 0 (logarithm of the values)
+        # the largest magnitude the reduction's formula reaches on the way, per group (keepdims
+        # shape), on exact(...) values: where it leaves a float type whose result does not, the
+        # expected value is marked (Case.quality); see quality_marks
+        intermediate: Callable[[np.ndarray, tuple[int, ...]], np.ndarray] | None = None,
     ):
         super().__init__(name)
         self.step = step
@@ -185,6 +189,7 @@ class ReduceOp(Operator):
         self.integral_note = integral_note
         self.range_pairs = range_pairs
         self.positive_only = positive_only
+        self.intermediate = intermediate
         self.examples = dict(EXAMPLES)
         for pattern, reason in REFERENCE_DIFFERS:
             self.reference_differs(pattern, reason)
@@ -199,7 +204,56 @@ class ReduceOp(Operator):
             expected = oracle(self, ex, dt)
             if isinstance(expected, NotApplicable):
                 return expected
-        return to_case(v, dt, ex, expected)
+        case = to_case(v, dt, ex, expected)
+        if expected is not None:
+            case.quality = quality_marks(self, ex, dt, expected)
+        return case
+
+
+QUALITY_REASON = ("the formula's intermediate ({what}) leaves {type} on the way to a representable result; "
+                  "the spec names no intermediate precision")
+
+
+def quality_marks(op: ReduceOp, ex: "Example", dt: "DtypeInfo", expected: np.ndarray) -> dict | None:
+    """The expected values a backend computing the formula in the type itself cannot reach: the
+    group's intermediate (op.intermediate) is beyond the type's largest finite value while the
+    result is finite. Integers are never marked: integer arithmetic is exact in the spec."""
+    if op.intermediate is None or not dt.is_float:
+        return None
+    axes = effective_axes(ex.axes, ex.noop, ex.data.ndim)
+    if not axes:
+        return None
+    with np.errstate(all="ignore"):
+        bound = np.abs(np.asarray(op.intermediate(exact(ex.data, dt), axes), dtype=np.longdouble))
+    flat_expected = np.asarray(expected, dtype=np.float64).reshape(-1)
+    beyond = (bound.reshape(-1) > np.longdouble(dt.max)) & np.isfinite(flat_expected)
+    marked = [int(i) for i in np.flatnonzero(beyond)]
+    if not marked:
+        return None
+    what = " ".join(op.intermediate.__doc__.split()).rstrip(".")
+    return {"reason": QUALITY_REASON.format(what=what, type=dt.name), "outputs": {"0": marked}}
+
+
+def partial_sums(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    """the largest partial sum in any order: the sum of the positive terms or of the negative ones."""
+    pos = np.add.reduce(np.where(x > 0, x, 0), axis=axes, keepdims=True)
+    neg = np.add.reduce(np.where(x < 0, x, 0), axis=axes, keepdims=True)
+    return np.maximum(pos, -neg)
+
+
+def sum_of_squares(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    """the sum of squares."""
+    return np.add.reduce(x * x, axis=axes, keepdims=True)
+
+
+def sum_of_exponentials(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    """the sum of exponentials."""
+    return np.add.reduce(np.exp(x), axis=axes, keepdims=True)
+
+
+def factors_above_one(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    """the product of the factors above 1 in magnitude."""
+    return np.multiply.reduce(np.where(np.abs(x) > 1, np.abs(x), 1), axis=axes, keepdims=True)
 
 
 def to_case(v: OpVersion, dt: "DtypeInfo", ex: "Example", expected) -> Case:

@@ -48,7 +48,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--update-expectations", action="store_true",
                    help="rewrite FILE from this run (every non-pass status, detail as reason)")
     p.add_argument("--allow-fixes", action="store_true",
-                   help="an expected failure that now passes does not fail the run")
+                   help="an expected failure that now passes (or a fail that now only warns) does not fail the run")
+    p.add_argument("--strict", action="store_true",
+                   help="a warn (wrong only at values the corpus marks as needing more intermediate "
+                        "precision than the spec guarantees) with no baseline entry fails the run")
     p.add_argument("--resume", action="store_true",
                    help="keep the cases already in REPORT_DIR/results.jsonl and run the rest")
     p.add_argument("--memory-limit", default="4G", metavar="SIZE",
@@ -115,7 +118,7 @@ def pytest_args(args: argparse.Namespace, cases: Path, report_dir: Path,
         out += ["--conformance-shard-durations", args.shard_durations]
     if args.rerun_failures:
         out += ["--conformance-rerun-failures", str(args.rerun_failures)]
-    for flag in ("update_expectations", "allow_fixes", "resume"):
+    for flag in ("update_expectations", "allow_fixes", "resume", "strict"):
         if getattr(args, flag):
             out.append("--conformance-" + flag.replace("_", "-"))
     if args.workers is not None:

@@ -41,6 +41,8 @@ class Case:
     tolerance: dict | None = None
     types: dict | None = None  # the whole type binding, {"T": "float", "Tind": "int32"}
     reason: str | None = None  # for expect-error: the spec sentence the case violates
+    # values the spec does not promise at the type's precision: {"reason", "outputs": {k: [flat indices]}}
+    quality: dict | None = None
     skip: str | None = None  # why the runner cannot run it at all
     unsafe: str | None = None  # why the case must not be read at all (harness/safety.py)
 
@@ -135,6 +137,7 @@ def _from_index(name: str, case_dir: Path, entry: dict) -> Case:
         tolerance=entry.get("tolerance"),
         types=entry.get("types"),
         reason=entry.get("reason"),
+        quality=entry.get("quality"),
     )
 
 
@@ -214,9 +217,9 @@ def read_value(path: str, type_proto=None):
     from onnx import numpy_helper
 
     proto, convert = {
-        "sequence_type": (onnx.SequenceProto, numpy_helper.to_list),
+        "sequence_type": (onnx.SequenceProto, to_list),
         "optional_type": (onnx.OptionalProto, numpy_helper.to_optional),
-        "map_type": (onnx.MapProto, numpy_helper.to_dict),
+        "map_type": (onnx.MapProto, to_dict),
     }.get(kind, (None, None))
     if proto is None:
         raise ValueError(f"{os.path.basename(path)}: graph type {kind} has no value file format")
@@ -224,6 +227,25 @@ def read_value(path: str, type_proto=None):
     with open(path, "rb") as f:
         message.ParseFromString(f.read())
     return convert(message), element_name(type_proto)
+
+
+def to_dict(proto) -> dict:
+    """A MapProto as a dict: string keys as str (onnx's to_dict leaves them bytes, runtimes take and
+    return str), integer keys as int, each value a 0-d array of the map's value type."""
+    from onnx import numpy_helper
+
+    return {(k.decode("utf-8", "surrogateescape") if isinstance(k, bytes) else k): v
+            for k, v in numpy_helper.to_dict(proto).items()}
+
+
+def to_list(proto) -> list:
+    """A SequenceProto as a list; a sequence of maps (ZipMap's output) as a list of dicts (to_dict)."""
+    import onnx
+    from onnx import numpy_helper
+
+    if proto.elem_type == onnx.SequenceProto.MAP:
+        return [to_dict(m) for m in proto.map_values]
+    return numpy_helper.to_list(proto)
 
 
 def element_name(type_proto) -> str | None:

@@ -132,7 +132,10 @@ def run_case(adapter: Any, case: dict, stage=None) -> dict:
         metrics = {k: getattr(got, k, None) for k in
                    ("max_abs_err", "max_rel_err", "max_ulp", "mismatches", "first_bad_index")}
         if got.status != "pass":
-            return finish("fail", "compare", _where(sets, data, one_line(got.detail)), **metrics)
+            status, detail = "fail", one_line(got.detail)
+            if case.get("quality") and _only_marked(data, list(outputs), case):
+                status, detail = "warn", one_line(f"{got.detail}; only at values marked: {case['quality']['reason']}")
+            return finish(status, "compare", _where(sets, data, detail), **metrics)
         for k, v in metrics.items():
             if v is not None and k != "first_bad_index":
                 worst[k] = v if worst.get(k) is None else max(worst[k], v)
@@ -140,6 +143,27 @@ def run_case(adapter: Any, case: dict, stage=None) -> dict:
         what = "got outputs" if sets else "the model loaded and there is no input to run"
         return finish("fail", "run", f"expected an error, {what}")
     return finish("pass", None, None, **worst)
+
+
+def _only_marked(data, outputs: list, case: dict) -> bool:
+    """Whether every value outside the case's quality marks is right: the expected outputs with
+    each marked element taken from what the backend answered, compared again. The marks are values
+    whose formula overflows the type on the way to a representable result (the mean of
+    [FLT_MAX, FLT_MAX]): the spec does not promise the intermediate precision that reaches them."""
+    import numpy as np
+
+    expected = list(data.outputs)
+    try:
+        for k, flat in case["quality"]["outputs"].items():
+            k = int(k)
+            e, a = np.array(expected[k], copy=True), np.asarray(outputs[k])
+            if e.shape != a.shape:
+                return False
+            e.reshape(-1)[flat] = a.astype(e.dtype).reshape(-1)[flat]
+            expected[k] = e
+        return compare_outputs(expected, outputs, case.get("tolerance"), data.output_dtypes).status == "pass"
+    except Exception:  # a malformed mark or an answer of another kind: the failure stands
+        return False
 
 
 def _where(sets, data, detail: str) -> str:

@@ -7,7 +7,8 @@ The reason is free text and may hold commas.
 
 Exit codes of run-conformance:
     0  nothing regressed: every case has its expected status, or (no entry) passed, was
-       unsupported or skipped; with --allow-fixes also when an expected failure now passes
+       skipped, warned (not with --strict) or, with no expectations file, unsupported; with
+       --allow-fixes also when an expected failure now passes or only warns
     1  regressions: a status differs from the entry (an unexpected pass counts unless
        --allow-fixes); without an expectations file, any fail, error, crash or timeout
     2  usage or setup error (unknown backend, bad option, unreadable corpus or expectations
@@ -29,8 +30,11 @@ BAD = frozenset({"fail", "error", "crash", "timeout", "flaky"})
 # lose) `unsupported` is accepted: the backend said plainly it cannot. Against a baseline, which
 # --update-expectations writes with every non-passing case in it, a case with no entry must pass:
 # `unsupported` there is a kernel the release lost.
-ACCEPTED = frozenset({"pass", "unsupported", "skip"})
-ACCEPTED_AGAINST_A_BASELINE = frozenset({"pass", "skip"})
+# `warn` (a value the spec does not promise at the type's precision) is accepted too, unless --strict.
+ACCEPTED = frozenset({"pass", "warn", "unsupported", "skip"})
+ACCEPTED_AGAINST_A_BASELINE = frozenset({"pass", "warn", "skip"})
+# Better than the entry: the case now passes, or it now misses only values the corpus marks.
+IMPROVES = {"fail": ("pass", "warn"), "warn": ("pass",)}
 HEADER = "# case,status,reason  (run-conformance --update-expectations; harness/expectations.py)"
 
 
@@ -112,8 +116,19 @@ class Verdict:
         return out
 
 
+def accepted(expectations: dict | None, strict: bool = False) -> frozenset:
+    """The statuses a case with no entry may have."""
+    ok = ACCEPTED if expectations is None else ACCEPTED_AGAINST_A_BASELINE
+    return ok - {"warn"} if strict else ok
+
+
+def is_fix(got: str, entry: Expectation) -> bool:
+    """The case does better than its entry says: it passes, or it now misses only marked values."""
+    return got == "pass" or got in IMPROVES.get(entry.status, ())
+
+
 def evaluate(results: list[dict], expectations: dict[str, Expectation] | None,
-             corpus: set[str] | None = None, allow_fixes: bool = False) -> Verdict:
+             corpus: set[str] | None = None, allow_fixes: bool = False, strict: bool = False) -> Verdict:
     """Compare each result with its entry (or 'pass' when there is none); pick the exit code."""
     verdict = Verdict(OK, ran=len(results))
     for r in sorted(results, key=lambda r: r["case"]):
@@ -121,12 +136,12 @@ def evaluate(results: list[dict], expectations: dict[str, Expectation] | None,
         why = f" ({detail})" if detail else ""
         entry = expectations.get(case) if expectations is not None else None
         if entry is None:
-            if got not in (ACCEPTED if expectations is None else ACCEPTED_AGAINST_A_BASELINE):
+            if got not in accepted(expectations, strict):
                 verdict.regressions.append(f"{case}: got {got}, expected pass{why}")
         elif got == entry.status or entry.status == "flaky":
             continue  # a flaky entry (deqp-runner's flakes list) accepts any outcome
-        elif got == "pass":
-            verdict.fixes.append(f"{case}: passed, expected {entry.status}"
+        elif is_fix(got, entry):
+            verdict.fixes.append(f"{case}: {'passed' if got == 'pass' else got}, expected {entry.status}"
                                  + (f" ({entry.reason})" if entry.reason else "")
                                  + "; remove the entry or run with --update-expectations")
         else:

@@ -53,6 +53,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--conformance-expectations", metavar="FILE")
     group.addoption("--conformance-update-expectations", action="store_true")
     group.addoption("--conformance-allow-fixes", action="store_true")
+    group.addoption("--conformance-strict", action="store_true")
     group.addoption("--conformance-resume", action="store_true")
     group.addoption("--conformance-memory-limit", default="4G", metavar="SIZE")
     group.addoption("--conformance-op", action="append", default=[], metavar="NAME")
@@ -355,8 +356,12 @@ class Conformance:
         if wasxfail is not None:
             call.wasxfail = wasxfail
         ihook.pytest_runtest_logreport(report=call)
+        # junitxml writes a test case's properties from its teardown report: the harness's status
+        # where it says more than pytest's outcome (warn is a pass to pytest; unsupported a skip)
+        status = getattr(item, "status", "pass")
+        props = [("status", status)] if status != "pass" else []
         ihook.pytest_runtest_logreport(report=TestReport(item.nodeid, item.location, {}, "passed", None,
-                                                         "teardown", [], 0.0, stop, stop, []))
+                                                         "teardown", [], 0.0, stop, stop, props))
         ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
         return True
 
@@ -416,7 +421,8 @@ class Conformance:
                     f"expectations: wrote {len(entries)} entries to {self.expectations_path}")
             self.verdict = baseline.evaluate(
                 self.results, self.expectations, set(self.cases),
-                allow_fixes=self.config.getoption("conformance_allow_fixes"))
+                allow_fixes=self.config.getoption("conformance_allow_fixes"),
+                strict=self.config.getoption("conformance_strict"))
             session.exitstatus = self.verdict.exit_code
         self.config.stash[VERDICT] = self.verdict
         self.run_info.update(finished=now(), complete=finished, counts=counts(self.results),
@@ -507,7 +513,7 @@ class CaseItem(pytest.Item):
         result = state.execute(self.case)
         carried = {k: result[k] for k in CARRIED if result.get(k) is not None}
         self.user_properties.append((PROPERTY, json.dumps(carried, separators=(",", ":"))))
-        status = result["status"]
+        status = self.status = result["status"]
         # pytest's own outcome says what the gate says: a status its baseline entry expects is an
         # expected failure (no FAILED block), a pass the baseline does not expect fails as a strict
         # XPASS unless --allow-fixes; only regressions print as failures.
@@ -515,14 +521,17 @@ class CaseItem(pytest.Item):
         # --update-expectations rewrites the baseline from this run: every outcome is the expected one.
         updating = self.config.getoption("conformance_update_expectations")
         expected = updating or (entry is not None and (status == entry.status or entry.status == "flaky"))
-        if status == "pass":
-            if entry is not None and entry.status != "flaky" and not updating \
-                    and not self.config.getoption("conformance_allow_fixes"):
-                raise CaseFailed(dict(result, detail=f"XPASS(strict): passed, but the baseline expects "
+        if not expected and entry is not None and baseline.is_fix(status, entry):
+            if not self.config.getoption("conformance_allow_fixes"):
+                what = "passed" if status == "pass" else f"{status} ({result.get('detail') or ''})"
+                raise CaseFailed(dict(result, detail=f"XPASS(strict): {what}, but the baseline expects "
                                                      f"{entry.status} ({entry.reason}); --allow-fixes accepts it, "
-                                                     f"--update-expectations removes the entry"))
+                                                     f"--update-expectations {'removes the entry' if status == 'pass' else 'records it'}"))
             return
-        accepted = baseline.ACCEPTED if state.expectations is None else baseline.ACCEPTED_AGAINST_A_BASELINE
+        accepted = baseline.accepted(state.expectations, self.config.getoption("conformance_strict"))
+        # a pass, or a warn the run accepts, is a pass to pytest (JUnit's status property keeps the warn)
+        if status == "pass" or (status == "warn" and entry is None and status in accepted):
+            return
         if status in ("unsupported", "skip") and (expected or (entry is None and status in accepted)):
             pytest.skip(f"{status}: {result.get('detail') or ''}")
         if expected:

@@ -5,7 +5,7 @@ import math
 import numpy as np
 
 from generators.ops._shared import ONE_TO_TWELVE
-from generators.reduce_family import NotIntegral, ReduceOp
+from generators.reduce_family import NotIntegral, ReduceOp, sum_of_squares
 
 
 def step(x, axes, dt):
@@ -51,6 +51,7 @@ def pairs(dt):
 
 
 OPERATOR = ReduceOp(
+    intermediate=sum_of_squares,
     name="ReduceL2",
     step=step,
     example_data=ONE_TO_TWELVE,

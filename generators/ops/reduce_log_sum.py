@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from generators.ops._shared import MIN_MAX_DATA
-from generators.reduce_family import ReduceOp, integral
+from generators.reduce_family import ReduceOp, integral, partial_sums
 
 
 def step(x, axes, dt):
@@ -38,6 +38,7 @@ def pairs(dt):
 
 
 OPERATOR = ReduceOp(
+    intermediate=partial_sums,
     name="ReduceLogSum",
     step=step,
     example_data=MIN_MAX_DATA,

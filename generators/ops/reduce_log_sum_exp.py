@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from generators.ops._shared import MIN_MAX_DATA
-from generators.reduce_family import ReduceOp, integral, logsumexp
+from generators.reduce_family import ReduceOp, integral, logsumexp, sum_of_exponentials
 
 
 def step(x, axes, dt):
@@ -37,6 +37,7 @@ def pairs(dt):
 
 
 OPERATOR = ReduceOp(
+    intermediate=sum_of_exponentials,
     name="ReduceLogSumExp",
     step=step,
     example_data=MIN_MAX_DATA,

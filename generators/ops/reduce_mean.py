@@ -5,7 +5,7 @@ import math
 import numpy as np
 
 from generators.ops._shared import MIN_MAX_DATA
-from generators.reduce_family import NotIntegral, ReduceOp, group_count
+from generators.reduce_family import NotIntegral, ReduceOp, group_count, partial_sums
 
 
 def step(x, axes, dt):
@@ -39,6 +39,7 @@ def pairs(dt):
 
 
 OPERATOR = ReduceOp(
+    intermediate=partial_sums,
     name="ReduceMean",
     step=step,
     example_data=MIN_MAX_DATA,

@@ -5,7 +5,7 @@ import math
 import numpy as np
 
 from generators.ops._shared import ONE_TO_TWELVE
-from generators.reduce_family import ReduceOp
+from generators.reduce_family import ReduceOp, partial_sums
 
 
 def pairs(dt):
@@ -21,6 +21,7 @@ def pairs(dt):
 
 
 OPERATOR = ReduceOp(
+    intermediate=partial_sums,
     name="ReduceSum",
     step=lambda x, axes, dt: np.add.reduce(x, axis=axes, keepdims=True),
     example_data=ONE_TO_TWELVE,
