@@ -1,0 +1,316 @@
+"""What Conv, ConvTranspose, DeformConv and CausalConvWithState share (and ConvInteger, QLinearConv import): exact convolutions.
+
+Every oracle here sums exact products: inputs are `linalg_family.exact_array` values (Python ints
+for integer data, Fractions for finite floats, NaN and the infinities as Python floats, whose
+arithmetic with a Fraction follows IEEE 754: 0 * inf is NaN, inf + -inf is NaN), and the result
+is rounded once to the output type by the caller (`linalg_family.to_type`).
+
+Padding: the spec pads the input with zeros ("the number of pixels added to the beginning and
+end"). A padded position is left out of the sum here rather than multiplied by zero: the two are
+equal for finite weights, and a runtime skips padding, so cases keep NaN and infinities out of
+the weights where a window reaches padding.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from generators.linalg_family import exact_array
+
+
+def exact(x) -> np.ndarray:
+    """x as an object array of exact values (already exact object arrays pass through)."""
+    x = np.asarray(x)
+    return x if x.dtype == object else exact_array(x)
+
+
+def out_size(size: int, kernel: int, stride: int, dilation: int, begin: int, end: int) -> int:
+    """Conv's output length along one axis: floor((size + begin + end - dilation*(kernel-1) - 1) / stride) + 1."""
+    return (size + begin + end - dilation * (kernel - 1) - 1) // stride + 1
+
+
+def auto_pads(in_shape, kernel, strides, dilations, mode: str) -> list[int] | None:
+    """The pads [x1_begin, x2_begin, ..., x1_end, x2_end, ...] Conv's auto_pad `mode` means for the
+    spatial `in_shape` (no N, C), or None for NOTSET (explicit `pads` apply).
+
+    SAME_UPPER / SAME_LOWER: 'pad the input so that output_shape[i] = ceil(input_shape[i] /
+    strides[i])'; the total padding is what the dilated kernel needs for that many outputs,
+    '(output - 1) * stride + dilation * (kernel - 1) + 1 - input' (never negative), 'split between
+    the two sides equally or almost equally', the odd one 'at the end for SAME_UPPER and at the
+    beginning for SAME_LOWER'. VALID: no padding."""
+    n = len(in_shape)
+    strides = list(strides or [1] * n)
+    dilations = list(dilations or [1] * n)
+    if mode in ("NOTSET", "", None):
+        return None
+    if mode == "VALID":
+        return [0] * (2 * n)
+    if mode not in ("SAME_UPPER", "SAME_LOWER"):
+        raise ValueError(f"auto_pad {mode!r}")
+    begins, ends = [], []
+    for size, k, s, d in zip(in_shape, kernel, strides, dilations):
+        out = -(-size // s)
+        total = max(0, (out - 1) * s + d * (k - 1) + 1 - size)
+        small, large = total // 2, total - total // 2
+        b, e = (small, large) if mode == "SAME_UPPER" else (large, small)
+        begins.append(b)
+        ends.append(e)
+    return begins + ends
+
+
+def convolve(x, w, *, strides=None, pads=None, dilations=None, group: int = 1) -> np.ndarray:
+    """Conv's exact result without bias: an object array of shape (N, M, o1, ..., on).
+
+    x: (N, C, d1, ..., dn); w: (M, C/group, k1, ..., kn); any n >= 1. Values: numpy arrays of any
+    numeric type (made exact here) or object arrays of exact values (ints, Fractions, NaN/inf floats).
+    strides, dilations: n ints (default 1); pads: 2n ints [x1_begin, x2_begin, ..., x1_end, x2_end, ...]
+    (default 0); group: input and output channels are split into `group` groups, output channel m
+    reading input channels (m // (M/group)) * C/group onward (depthwise: group == C).
+
+    Y[b, m, o] = sum over c < C/group and kernel offsets k of
+                 x[b, g*C/group + c, o*stride - pad_begin + k*dilation] * w[m, c, k],
+    padded positions (outside x) left out of the sum. Raises ValueError where the shapes break the
+    spec's rules (X.shape[1] == W.shape[1] * group, M mod group == 0, an empty output)."""
+    xe, we = exact(x), exact(w)
+    n = xe.ndim - 2
+    if n < 1 or we.ndim != xe.ndim:
+        raise ValueError(f"convolve: X rank {xe.ndim}, W rank {we.ndim}")
+    strides = list(strides or [1] * n)
+    dilations = list(dilations or [1] * n)
+    pads = list(pads or [0] * (2 * n))
+    batch, channels = xe.shape[:2]
+    m_out, cg = we.shape[:2]
+    kernel = we.shape[2:]
+    if channels != cg * group or m_out % group:
+        raise ValueError(f"convolve: C={channels}, W.shape[1]={cg}, M={m_out}, group={group}")
+    outs = [out_size(xe.shape[2 + i], kernel[i], strides[i], dilations[i], pads[i], pads[n + i]) for i in range(n)]
+    if any(o < 1 for o in outs):
+        raise ValueError(f"convolve: empty output {outs}")
+    per_group = m_out // group
+    y = np.empty((batch, m_out, *outs), dtype=object)
+    offsets = list(np.ndindex(*kernel))
+    for b in range(batch):
+        for m in range(m_out):
+            base = (m // per_group) * cg
+            for o in np.ndindex(*outs):
+                acc = 0
+                for c in range(cg):
+                    for k in offsets:
+                        pos = tuple(o[i] * strides[i] - pads[i] + k[i] * dilations[i] for i in range(n))
+                        if all(0 <= p < xe.shape[2 + i] for i, p in enumerate(pos)):
+                            acc = acc + xe[(b, base + c, *pos)] * we[(m, c, *k)]
+                y[(b, m, *o)] = acc
+    return y
+
+
+def add_bias(y: np.ndarray, bias) -> np.ndarray:
+    """y (N, M, ...) plus a 1-D bias of M exact values, broadcast over every other axis."""
+    if bias is None:
+        return y
+    be = exact(bias)
+    out = y.copy()
+    for idx in np.ndindex(*y.shape):
+        out[idx] = y[idx] + be[idx[1]]
+    return out
+
+
+def magnitude(x, w, bias=None, **conv) -> float:
+    """The largest sum of |x*w| (+|b|) over output elements: `accuracy.accumulation`'s magnitude."""
+    ax = np.vectorize(lambda e: abs(e) if not (isinstance(e, float) and math.isnan(e)) else 0, otypes=[object])
+    y = convolve(ax(exact(x)), ax(exact(w)), **conv)
+    if bias is not None:
+        y = add_bias(y, ax(exact(bias)))
+    finite = [float(e) for e in y.reshape(-1) if not (isinstance(e, float) and not math.isfinite(e))]
+    return max(finite, default=0.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# ConvTranspose
+
+
+def transpose_pads(in_shape, kernel, strides, dilations, output_padding, output_shape, upper: bool) -> list[int]:
+    """ConvTranspose-11's pads where output_shape is given (or implied by SAME_*): 'total_padding[i] =
+    stride[i] * (input_size[i] - 1) + output_padding[i] + ((kernel_shape[i] - 1) * dilations[i] + 1) -
+    output_shape[i]; If (auto_pads == SAME_UPPER): pads[start_i] = total_padding[i]/2; pads[end_i] =
+    total_padding[i] - (total_padding[i]/2) Else: pads[start_i] = total_padding[i] - (total_padding[i]/2);
+    pads[end_i] = (total_padding[i]/2)'. A negative total (an output_shape beyond the computed output)
+    is no padding: the extra elements go to the higher-index side, as output_padding's do (pads 'can
+    take any value greater than or equal to 0')."""
+    n = len(in_shape)
+    begins, ends = [], []
+    for i in range(n):
+        full = strides[i] * (in_shape[i] - 1) + output_padding[i] + (kernel[i] - 1) * dilations[i] + 1
+        total = full - output_shape[i]
+        if total < 0:
+            b, e = 0, total
+        elif upper:
+            b, e = total // 2, total - total // 2
+        else:
+            b, e = total - total // 2, total // 2
+        begins.append(b)
+        ends.append(e)
+    return begins + ends
+
+
+def conv_transpose(x, w, *, strides=None, pads=None, dilations=None, group: int = 1, output_padding=None) -> np.ndarray:
+    """ConvTranspose's exact result without bias, shape (N, W.shape[1] * group, o1, ..., on) with
+    o_i = stride * (in - 1) + output_padding + (kernel - 1) * dilation + 1 - pad_begin - pad_end.
+
+    x: (N, C, d1, ..., dn); w: (C, M/group, k1, ..., kn). Input position i with kernel offset k lands
+    on the full output's position i*stride + k*dilation; output o is the full output's o + pad_begin
+    (a negative end pad, or output_padding, adds elements no input reaches: zero)."""
+    xe, we = exact(x), exact(w)
+    n = xe.ndim - 2
+    strides = list(strides or [1] * n)
+    dilations = list(dilations or [1] * n)
+    pads = list(pads or [0] * (2 * n))
+    output_padding = list(output_padding or [0] * n)
+    batch, channels = xe.shape[:2]
+    if we.shape[0] != channels or channels % group:
+        raise ValueError(f"conv_transpose: C={channels}, W.shape[0]={we.shape[0]}, group={group}")
+    mg = we.shape[1]
+    kernel = we.shape[2:]
+    outs = [strides[i] * (xe.shape[2 + i] - 1) + output_padding[i] + (kernel[i] - 1) * dilations[i] + 1
+            - pads[i] - pads[n + i] for i in range(n)]
+    if any(o < 1 for o in outs):
+        raise ValueError(f"conv_transpose: empty output {outs}")
+    cg = channels // group
+    y = np.empty((batch, mg * group, *outs), dtype=object)
+    y[...] = 0
+    offsets = list(np.ndindex(*kernel))
+    for b in range(batch):
+        for c in range(channels):
+            g = c // cg
+            for i in np.ndindex(*xe.shape[2:]):
+                xv = xe[(b, c, *i)]
+                for k in offsets:
+                    o = tuple(i[a] * strides[a] + k[a] * dilations[a] - pads[a] for a in range(n))
+                    if all(0 <= o[a] < outs[a] for a in range(n)):
+                        for m in range(mg):
+                            y[(b, g * mg + m, *o)] = y[(b, g * mg + m, *o)] + xv * we[(c, m, *k)]
+    return y
+
+
+def transpose_magnitude(x, w, bias=None, **conv) -> float:
+    ax = np.vectorize(lambda e: abs(e) if not (isinstance(e, float) and math.isnan(e)) else 0, otypes=[object])
+    y = conv_transpose(ax(exact(x)), ax(exact(w)), **conv)
+    if bias is not None:
+        y = add_bias(y, ax(exact(bias)))
+    return max((float(e) for e in y.reshape(-1) if not (isinstance(e, float) and not math.isfinite(e))), default=0.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# DeformConv
+
+
+def sample(channel: np.ndarray, position) -> object:
+    """channel (an n-d object array) at a fractional `position` (n exact coordinates), by linear
+    interpolation along every axis ('Use linear interpolation for fractional offset values'): the
+    2^n integer neighbours weighted by the product of (1 - distance) per axis; a neighbour outside
+    the input is zero ('Sampling locations outside of the padded input tensor gives zero'; the
+    padding is zeros too). Neighbours of weight zero are left out."""
+    from fractions import Fraction
+
+    floors = [math.floor(p) for p in position]
+    fracs = [Fraction(p) - f for p, f in zip(position, floors)]
+    acc = 0
+    for corner in np.ndindex(*([2] * len(position))):
+        weight = Fraction(1)
+        for c, fr in zip(corner, fracs):
+            weight *= fr if c else 1 - fr
+        if weight == 0:
+            continue
+        idx = tuple(f + c for f, c in zip(floors, corner))
+        if all(0 <= j < s for j, s in zip(idx, channel.shape)):
+            acc = acc + weight * channel[idx]
+    return acc
+
+
+def deform_convolve(x, w, offset, mask=None, *, strides=None, pads=None, dilations=None, group: int = 1,
+                    offset_group: int = 1) -> np.ndarray:
+    """DeformConv's exact result without bias: shape (N, oC, o1, ..., on), the output shape Conv's.
+
+    offset: (N, offset_group * k1*...*kn * n, o1, ..., on), per offset group, per kernel position
+    (row-major), the n coordinate offsets; mask: (N, offset_group * k1*...*kn, o...) or None (ones).
+    Input channel c belongs to offset group c // (C / offset_group). Kernel element k of output o
+    samples x at o*stride - pad_begin + k*dilation + offset, times the mask, times w."""
+    xe, we, oe = exact(x), exact(w), exact(offset)
+    me = exact(mask) if mask is not None else None
+    n = xe.ndim - 2
+    strides = list(strides or [1] * n)
+    dilations = list(dilations or [1] * n)
+    pads = list(pads or [0] * (2 * n))
+    batch, channels = xe.shape[:2]
+    m_out, cg = we.shape[:2]
+    kernel = we.shape[2:]
+    if channels != cg * group or m_out % group or channels % offset_group:
+        raise ValueError(f"deform_convolve: C={channels}, W={we.shape}, group={group}, offset_group={offset_group}")
+    outs = [out_size(xe.shape[2 + i], kernel[i], strides[i], dilations[i], pads[i], pads[n + i]) for i in range(n)]
+    kn = int(np.prod(kernel))
+    if list(oe.shape) != [batch, offset_group * kn * n, *outs]:
+        raise ValueError(f"deform_convolve: offset shape {oe.shape}, expected {[batch, offset_group * kn * n, *outs]}")
+    per_group = m_out // group
+    per_offset = channels // offset_group
+    offsets = list(np.ndindex(*kernel))
+    y = np.empty((batch, m_out, *outs), dtype=object)
+    for b in range(batch):
+        for m in range(m_out):
+            base = (m // per_group) * cg
+            for o in np.ndindex(*outs):
+                acc = 0
+                for c in range(cg):
+                    ch = base + c
+                    og = ch // per_offset
+                    for kk, k in enumerate(offsets):
+                        row = og * kn + kk
+                        pos = [o[i] * strides[i] - pads[i] + k[i] * dilations[i] + oe[(b, row * n + i, *o)]
+                               for i in range(n)]
+                        v = sample(xe[b, ch], pos)
+                        if me is not None:
+                            v = v * me[(b, row, *o)]
+                        acc = acc + v * we[(m, c, *k)]
+                y[(b, m, *o)] = acc
+    return y
+
+
+def deform_magnitude(x, w, offset, mask=None, bias=None, **conv) -> float:
+    """The largest sum of |sampled x * mask * w| (+|b|): each sample bounded by its neighbours' |x|."""
+    ax = np.vectorize(abs, otypes=[object])
+    y = deform_convolve(ax(exact(x)), ax(exact(w)), offset, None if mask is None else ax(exact(mask)), **conv)
+    if bias is not None:
+        y = add_bias(y, ax(exact(bias)))
+    return max((float(e) for e in y.reshape(-1)), default=0.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# test data and tolerances of the float operators
+
+
+def operand(t, shape, rng: np.random.Generator, scale: int = 8) -> np.ndarray:
+    """Distinct signed values of the type in [-64/scale, 64/scale] (a power-of-two scale keeps them
+    exact): sums of a few dozen products stay far inside float16's range."""
+    from generators import values
+
+    return (values.sample(t.dtype, shape, rng, specials=False) / scale).astype(t.np())
+
+
+def documented(t, rows) -> np.ndarray:
+    """Documented data (small integers and a few fractions) cast once to the type."""
+    return np.array(rows, dtype=np.float64).astype(t.np())
+
+
+def tolerance(t, n: int, magnitude_: float, after: int = 0) -> dict | None:
+    """accumulation(type, n = C/group * prod(kernel), magnitude = the largest sum of |terms|)."""
+    from generators.accuracy import accumulation
+
+    return accumulation(t.dtype, n, magnitude_, after=after)
+
+
+def specials(t, shape, rng: np.random.Generator) -> np.ndarray:
+    """operand data with NaN, +inf and -inf at three random places (IEEE 754 arithmetic applies)."""
+    x = operand(t, shape, rng).astype(np.float64).reshape(-1)
+    for p, s in zip(rng.permutation(x.size)[:3], (math.nan, math.inf, -math.inf)):
+        x[p] = s
+    return x.reshape(shape).astype(t.np())

@@ -1,0 +1,282 @@
+"""Conv: Y[n, m] = sum over the group's input channels and the kernel of X * W (+ B[m]), N-d, exact sums rounded once."""
+
+import math
+
+import numpy as np
+
+from generators.case import Case, Declared, NotApplicable, Operator
+from generators.conv_family import (
+    add_bias,
+    auto_pads,
+    convolve,
+    documented,
+    magnitude,
+    operand,
+    specials,
+    tolerance,
+)
+from generators.linalg_family import to_type
+
+OPERATOR = Operator("Conv")
+
+DOC_X5 = np.arange(25).reshape(1, 1, 5, 5).tolist()
+DOC_X7 = np.arange(35).reshape(1, 1, 7, 5).tolist()
+DOC_W = np.ones((1, 1, 3, 3)).tolist()
+
+
+def conv(v, t, x, w, b=None, *, kernel_shape=False, strides=None, pads=None, dilations=None, group=None,
+         auto_pad=None):
+    """The case: the attributes given (kernel_shape=True writes W's kernel shape), the exact result rounded once."""
+    n = x.ndim - 2
+    if auto_pad in ("SAME_UPPER", "SAME_LOWER") and v.since_version < 11 and any(s != 1 for s in strides or []):
+        return NotApplicable(f"Conv-{v.since_version}'s SAME_* asks that 'the output spatial size match the input', "
+                             "which no padding gives with a stride above 1; ceil(input / stride) is Conv-11's")
+    attrs = {}
+    if kernel_shape:
+        attrs["kernel_shape"] = list(w.shape[2:])
+    for name, value in (("strides", strides), ("pads", pads), ("dilations", dilations), ("group", group),
+                        ("auto_pad", auto_pad)):
+        if value is not None:
+            attrs[name] = value
+    effective = auto_pads(x.shape[2:], w.shape[2:], strides, dilations, auto_pad) if auto_pad else None
+    geometry = dict(strides=strides, pads=effective if effective is not None else pads, dilations=dilations,
+                    group=group or 1)
+    y = add_bias(convolve(x, w, **geometry), b)
+    terms = w.shape[1] * math.prod(w.shape[2:])
+    tol = tolerance(t, terms, magnitude(x, w, b, **geometry))
+    return Case({"X": x, "W": w, "B": b}, {"Y": to_type(y, t.dtype)}, attrs, tolerance=tol)
+
+
+# ---------------------------------------------------------------------------------------------
+# onnx's documented examples (test_basic_conv_*, test_conv_with_*), in every type
+
+
+@OPERATOR.example
+def basic_conv_with_padding(v, t, rng):
+    return conv(v, t, documented(t, DOC_X5), documented(t, DOC_W), kernel_shape=True, pads=[1, 1, 1, 1])
+
+
+@OPERATOR.example
+def basic_conv_without_padding(v, t, rng):
+    return conv(v, t, documented(t, DOC_X5), documented(t, DOC_W), kernel_shape=True, pads=[0, 0, 0, 0])
+
+
+@OPERATOR.example
+def conv_with_strides_padding(v, t, rng):
+    return conv(v, t, documented(t, DOC_X7), documented(t, DOC_W), kernel_shape=True, pads=[1, 1, 1, 1],
+                strides=[2, 2])
+
+
+@OPERATOR.example
+def conv_with_strides_no_padding(v, t, rng):
+    return conv(v, t, documented(t, DOC_X7), documented(t, DOC_W), kernel_shape=True, pads=[0, 0, 0, 0],
+                strides=[2, 2])
+
+
+@OPERATOR.example
+def conv_with_strides_and_asymmetric_padding(v, t, rng):
+    return conv(v, t, documented(t, DOC_X7), documented(t, DOC_W), kernel_shape=True, pads=[1, 0, 1, 0],
+                strides=[2, 2])
+
+
+@OPERATOR.example
+def conv_with_autopad_same(v, t, rng):
+    return conv(v, t, documented(t, DOC_X5), documented(t, DOC_W), kernel_shape=True, auto_pad="SAME_LOWER",
+                strides=[2, 2])
+
+
+# ---------------------------------------------------------------------------------------------
+# each result-changing attribute on its own, random signed data
+
+GEOMETRY_TYPES = ("float", "float16")
+
+
+def geometry(example):
+    """An example about where the window goes, not about arithmetic: run in float and float16 only."""
+
+    def wrapped(v, t, rng):
+        if t.dtype not in GEOMETRY_TYPES:
+            return NotApplicable("window-geometry examples run in float and float16; the type's arithmetic is "
+                                 "covered by the documented examples, bias, group, depthwise, conv_1d, all_attributes "
+                                 "and ieee_specials")
+        return example(v, t, rng)
+
+    wrapped.__name__ = example.__name__
+    wrapped.__doc__ = example.__doc__
+    return wrapped
+
+
+@OPERATOR.example
+@geometry
+def kernel_shape_inferred(v, t, rng):
+    """No kernel_shape: 'If not present, should be inferred from input W' (a 2 x 3 kernel)."""
+    return conv(v, t, operand(t, (1, 2, 4, 5), rng), operand(t, (3, 2, 2, 3), rng))
+
+
+@OPERATOR.example
+def bias(v, t, rng):
+    """B of size M, added to every output of its feature map."""
+    return conv(v, t, operand(t, (2, 2, 4, 4), rng), operand(t, (3, 2, 3, 3), rng), operand(t, (3,), rng),
+                kernel_shape=True)
+
+
+@OPERATOR.example
+@geometry
+def strides(v, t, rng):
+    """Different strides per axis, no padding: the last rows a stride skips stay out."""
+    return conv(v, t, operand(t, (1, 2, 6, 7), rng), operand(t, (2, 2, 2, 3), rng), strides=[3, 2])
+
+
+@OPERATOR.example
+@geometry
+def pads_asymmetric(v, t, rng):
+    """Different begin and end pads per axis."""
+    return conv(v, t, operand(t, (1, 1, 4, 5), rng), operand(t, (2, 1, 3, 3), rng), pads=[2, 0, 1, 3])
+
+
+@OPERATOR.example
+@geometry
+def dilations(v, t, rng):
+    return conv(v, t, operand(t, (1, 2, 7, 6), rng), operand(t, (2, 2, 3, 2), rng), dilations=[2, 3])
+
+
+@OPERATOR.example
+@geometry
+def dilations_strides_pads(v, t, rng):
+    return conv(v, t, operand(t, (1, 1, 7, 7), rng), operand(t, (2, 1, 3, 3), rng), dilations=[2, 2],
+                strides=[2, 3], pads=[2, 1, 1, 2])
+
+
+@OPERATOR.example
+def group(v, t, rng):
+    """group 2: output channels 0-1 read input channels 0-1, 2-3 read 2-3."""
+    return conv(v, t, operand(t, (1, 4, 4, 4), rng), operand(t, (4, 2, 2, 2), rng), operand(t, (4,), rng),
+                group=2)
+
+
+@OPERATOR.example
+def depthwise(v, t, rng):
+    """group == C == 3, two feature maps per channel (W of shape (6, 1, 3, 3))."""
+    return conv(v, t, operand(t, (1, 3, 5, 5), rng), operand(t, (6, 1, 3, 3), rng), group=3, pads=[1, 1, 1, 1])
+
+
+@OPERATOR.example
+def autopad_same_upper(v, t, rng):
+    """A 2 x 4 kernel at stride 1: odd total padding 1 and 3, the extra pixel at the end."""
+    return conv(v, t, operand(t, (1, 1, 4, 5), rng), operand(t, (1, 1, 2, 4), rng), auto_pad="SAME_UPPER")
+
+
+@OPERATOR.example
+@geometry
+def autopad_same_lower(v, t, rng):
+    """The same shapes: the extra pixel at the beginning."""
+    return conv(v, t, operand(t, (1, 1, 4, 5), rng), operand(t, (1, 1, 2, 4), rng), auto_pad="SAME_LOWER")
+
+
+@OPERATOR.example
+def autopad_same_upper_strides(v, t, rng):
+    """Stride 2 on 7 and 6: outputs ceil(7/2) = 4 and ceil(6/2) = 3."""
+    return conv(v, t, operand(t, (1, 2, 7, 6), rng), operand(t, (2, 2, 3, 3), rng), auto_pad="SAME_UPPER",
+                strides=[2, 2])
+
+
+@OPERATOR.example
+@geometry
+def autopad_notset(v, t, rng):
+    """auto_pad NOTSET written out: 'explicit padding is used'."""
+    return conv(v, t, operand(t, (1, 1, 4, 5), rng), operand(t, (1, 1, 2, 4), rng), auto_pad="NOTSET",
+                pads=[1, 0, 0, 2])
+
+
+@OPERATOR.example
+@geometry
+def autopad_valid(v, t, rng):
+    return conv(v, t, operand(t, (1, 1, 5, 4), rng), operand(t, (2, 1, 3, 2), rng), auto_pad="VALID",
+                strides=[2, 1])
+
+
+@OPERATOR.example
+def conv_1d(v, t, rng):
+    return conv(v, t, operand(t, (2, 2, 9), rng), operand(t, (3, 2, 3), rng), operand(t, (3,), rng),
+                strides=[2], pads=[1, 2])
+
+
+@OPERATOR.example
+@geometry
+def conv_3d(v, t, rng):
+    return conv(v, t, operand(t, (1, 2, 3, 4, 4), rng), operand(t, (2, 2, 2, 2, 3), rng), operand(t, (2,), rng),
+                pads=[1, 0, 1, 0, 1, 1], strides=[1, 2, 1])
+
+
+@OPERATOR.example
+def all_attributes(v, t, rng):
+    """Batch 2, group 2, strides, pads, dilations and bias together."""
+    return conv(v, t, operand(t, (2, 4, 6, 5), rng), operand(t, (4, 2, 2, 2), rng), operand(t, (4,), rng),
+                kernel_shape=True, strides=[2, 1], pads=[1, 0, 0, 1], dilations=[2, 1], group=2)
+
+
+@OPERATOR.example
+def ieee_specials(v, t, rng):
+    """NaN, inf and -inf in X: a window holding NaN, or inf and -inf, is NaN; inf alone stays inf."""
+    return conv(v, t, specials(t, (1, 1, 5, 5), rng), operand(t, (1, 1, 2, 2), rng), pads=[1, 1, 0, 0])
+
+
+# ---------------------------------------------------------------------------------------------
+# what the spec rules out
+
+
+def w_sentence(v) -> str:
+    doc = " ".join(v.schema.inputs[1].description.split())
+    return next(s for s in doc.split(". ") if "X.shape[1] ==" in s)
+
+
+def rejected(v, t, x, w, error, **attrs):
+    return Case({"X": x, "W": w}, {"Y": Declared(t.dtype, [None] * x.ndim)}, attrs, error=error)
+
+
+@OPERATOR.rejection
+def channels_not_divisible_by_group(v, t, rng):
+    """C = 3 with group 2: no W.shape[1] gives W.shape[1] * group == C."""
+    return rejected(v, t, operand(t, (1, 3, 4, 4), rng), operand(t, (2, 1, 3, 3), rng), w_sentence(v), group=2)
+
+
+@OPERATOR.rejection
+def w_channels_mismatch(v, t, rng):
+    """C = 4, group 1, W.shape[1] = 2."""
+    return rejected(v, t, operand(t, (1, 4, 4, 4), rng), operand(t, (2, 2, 3, 3), rng), w_sentence(v))
+
+
+@OPERATOR.rejection
+def feature_maps_not_divisible_by_group(v, t, rng):
+    """M = 3 with group 2."""
+    if "W.shape[0] mod G == 0" not in w_sentence(v):
+        return NotApplicable(f"Conv-{v.since_version} states no rule on M and group "
+                             "('W.shape[0] mod G == 0' is Conv-11's)")
+    return rejected(v, t, operand(t, (1, 4, 4, 4), rng), operand(t, (3, 2, 3, 3), rng), w_sentence(v), group=2)
+
+
+@OPERATOR.rejection
+def kernel_larger_than_padded_input(v, t, rng):
+    """A 5 x 5 kernel over a 3 x 3 input, no padding: floor((3 - 5) / 1) + 1 = -1 outputs per axis."""
+    return rejected(v, t, operand(t, (1, 1, 3, 3), rng), operand(t, (1, 1, 5, 5), rng),
+                    "Y: 'The output dimensions are functions of the kernel size, stride size, and pad lengths': a "
+                    "kernel wider than the padded input gives a negative output dimension")
+
+
+@OPERATOR.rejection
+def pads_with_auto_pad(v, t, rng):
+    return rejected(v, t, operand(t, (1, 1, 4, 4), rng), operand(t, (1, 1, 3, 3), rng),
+                    "pads: 'This attribute cannot be used simultaneously with auto_pad attribute.'",
+                    auto_pad="SAME_UPPER", pads=[1, 1, 1, 1])
+
+
+# Where onnx's ReferenceEvaluator (1.23) differs from our value, and why ours stands (cases/crosscheck.md).
+OPERATOR.reference_differs(
+    r" float16: .*values differ",
+    "the evaluator accumulates float16 products in float16 (numpy on float16 arrays), rounding every partial sum; "
+    "ours is the exact sum rounded once, and the tolerance allows a float accumulation",
+)
+OPERATOR.reference_differs(
+    r"^pads_with_auto_pad .*returned outputs",
+    "the evaluator does not check that pads and auto_pad are not both set: it applies auto_pad",
+)

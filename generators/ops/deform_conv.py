@@ -1,0 +1,222 @@
+"""DeformConv: Conv whose kernel samples the input at offset (fractional) positions, by linear interpolation, times a mask."""
+
+import math
+
+import numpy as np
+
+from generators.case import Case, Declared, NotApplicable, Operator
+from generators.conv_family import (
+    add_bias,
+    deform_convolve,
+    deform_magnitude,
+    documented,
+    operand,
+    tolerance,
+)
+from generators.linalg_family import to_type
+
+OPERATOR = Operator("DeformConv")
+
+DOC_X = np.arange(9).reshape(1, 1, 3, 3).tolist()
+DOC_W = np.ones((1, 1, 2, 2)).tolist()
+
+
+def deform(v, t, x, w, offset, b=None, mask=None, *, kernel_shape=False, strides=None, pads=None, dilations=None,
+           group=None, offset_group=None):
+    """The case: the attributes given, the exact sampled sum rounded once."""
+    attrs = {}
+    if kernel_shape:
+        attrs["kernel_shape"] = list(w.shape[2:])
+    for name, value in (("strides", strides), ("pads", pads), ("dilations", dilations), ("group", group),
+                        ("offset_group", offset_group)):
+        if value is not None:
+            attrs[name] = value
+    geometry = dict(strides=strides, pads=pads, dilations=dilations, group=group or 1, offset_group=offset_group or 1)
+    y = add_bias(deform_convolve(x, w, offset, mask, **geometry), b)
+    # each kernel element's sample is a linear interpolation of 2^n input values
+    terms = w.shape[1] * math.prod(w.shape[2:]) * 2 ** (x.ndim - 2)
+    tol = tolerance(t, terms, deform_magnitude(x, w, offset, mask, b, **geometry))
+    return Case({"X": x, "W": w, "offset": offset, "B": b, "mask": mask}, {"Y": to_type(y, t.dtype)}, attrs,
+                tolerance=tol)
+
+
+def doc_offset(t, shape, marks):
+    off = np.zeros(shape)
+    for idx, value in marks:
+        off[idx] = value
+    return off.astype(t.np())
+
+
+def offsets(t, shape, rng, reach: int = 6):
+    """Offsets in quarters within +-reach/4 (exact in every type): samples between pixels, on pixels, and
+    beyond the input's edge."""
+    return (rng.integers(-reach, reach + 1, size=shape) / 4).astype(t.np())
+
+
+def masks(t, shape, rng):
+    return (rng.integers(0, 9, size=shape) / 8).astype(t.np())
+
+
+# ---------------------------------------------------------------------------------------------
+# onnx's documented examples (test_basic_deform_conv_*, test_deform_conv_with_*), in every type
+
+
+@OPERATOR.example
+def basic_with_padding(v, t, rng):
+    """An h offset of 0.5 and a w offset of -0.1 (the type's nearest value) at two output positions."""
+    off = doc_offset(t, (1, 8, 4, 4), [((0, 0, 0, 0), 0.5), ((0, 5, 1, 2), -0.1)])
+    return deform(v, t, documented(t, DOC_X), documented(t, DOC_W), off, kernel_shape=True, pads=[1, 1, 1, 1])
+
+
+@OPERATOR.example
+def basic_without_padding(v, t, rng):
+    off = doc_offset(t, (1, 8, 2, 2), [((0, 0, 0, 0), 0.5), ((0, 5, 0, 1), -0.1)])
+    return deform(v, t, documented(t, DOC_X), documented(t, DOC_W), off, kernel_shape=True, pads=[0, 0, 0, 0])
+
+
+@OPERATOR.example
+def with_mask_bias(v, t, rng):
+    off = doc_offset(t, (1, 8, 2, 2), [((0, 0, 0, 0), 0.5), ((0, 5, 0, 1), -0.1)])
+    mask = np.ones((1, 4, 2, 2))
+    mask[0, 2, 1, 1] = 0.2
+    return deform(v, t, documented(t, DOC_X), documented(t, DOC_W), off, documented(t, [1.0]),
+                  mask.astype(t.np()), kernel_shape=True, pads=[0, 0, 0, 0])
+
+
+@OPERATOR.example
+def with_multiple_offset_groups(v, t, rng):
+    x = np.zeros((1, 2, 3, 3))
+    x[0, 0] = np.arange(9).reshape(3, 3)
+    x[0, 1] = np.arange(8, -1, -1).reshape(3, 3)
+    off = doc_offset(t, (1, 16, 2, 2), [((0, 0, 0, 0), 0.5), ((0, 13, 0, 1), -0.1)])
+    return deform(v, t, x.astype(t.np()), documented(t, np.ones((1, 2, 2, 2))), off, kernel_shape=True,
+                  pads=[0, 0, 0, 0], offset_group=2)
+
+
+# ---------------------------------------------------------------------------------------------
+# each attribute and input on its own, random data
+
+GEOMETRY_TYPES = ("float", "float16")
+
+
+def geometry(example):
+    def wrapped(v, t, rng):
+        if t.dtype not in GEOMETRY_TYPES:
+            return NotApplicable("sampling-geometry examples run in float and float16; the type's arithmetic is "
+                                 "covered by the documented examples, offsets, mask_bias and group_offset_groups")
+        return example(v, t, rng)
+
+    wrapped.__name__ = example.__name__
+    wrapped.__doc__ = example.__doc__
+    return wrapped
+
+
+@OPERATOR.example
+def offsets_fractional(v, t, rng):
+    """Offsets in quarters up to 1.5 pixels: samples between pixels and beyond the edges ('Sampling locations
+    outside of the padded input tensor gives zero'), kernel_shape inferred from W."""
+    return deform(v, t, operand(t, (1, 2, 4, 4), rng), operand(t, (2, 2, 2, 2), rng),
+                  offsets(t, (1, 8, 3, 3), rng))
+
+
+@OPERATOR.example
+def zero_offsets(v, t, rng):
+    """All offsets zero: the plain convolution of the input."""
+    return deform(v, t, operand(t, (1, 2, 4, 5), rng), operand(t, (2, 2, 3, 2), rng),
+                  np.zeros((1, 12, 2, 4), t.np()), pads=[0, 0, 0, 0])
+
+
+@OPERATOR.example
+def mask_bias(v, t, rng):
+    """A mask in eighths (zero included) and a bias."""
+    return deform(v, t, operand(t, (2, 1, 4, 4), rng), operand(t, (2, 1, 2, 2), rng),
+                  offsets(t, (2, 8, 3, 3), rng), operand(t, (2,), rng), masks(t, (2, 4, 3, 3), rng))
+
+
+@OPERATOR.example
+def group_offset_groups(v, t, rng):
+    """group 2 and offset_group 2 over 4 channels: each pair of channels its own offsets."""
+    return deform(v, t, operand(t, (1, 4, 3, 3), rng), operand(t, (4, 2, 2, 2), rng),
+                  offsets(t, (1, 16, 2, 2), rng), group=2, offset_group=2)
+
+
+@OPERATOR.example
+@geometry
+def offset_group_across_groups(v, t, rng):
+    """group 1 and offset_group 3 over 3 channels: one output reads three differently offset channels."""
+    return deform(v, t, operand(t, (1, 3, 3, 4), rng), operand(t, (2, 3, 2, 2), rng),
+                  offsets(t, (1, 24, 2, 3), rng), None, masks(t, (1, 12, 2, 3), rng), offset_group=3)
+
+
+@OPERATOR.example
+@geometry
+def strides_pads(v, t, rng):
+    return deform(v, t, operand(t, (1, 1, 5, 5), rng), operand(t, (1, 1, 3, 3), rng),
+                  offsets(t, (1, 18, 3, 2), rng), strides=[2, 3], pads=[1, 1, 1, 0])
+
+
+@OPERATOR.example
+@geometry
+def dilations(v, t, rng):
+    return deform(v, t, operand(t, (1, 1, 5, 5), rng), operand(t, (1, 1, 2, 2), rng),
+                  offsets(t, (1, 8, 3, 4), rng), dilations=[2, 1], pads=[0, 0, 0, 0])
+
+
+@OPERATOR.example
+@geometry
+def deform_conv_1d(v, t, rng):
+    """The spec's N-d case with n = 1: offsets (N, k * 1, o)."""
+    return deform(v, t, operand(t, (1, 2, 6), rng), operand(t, (2, 2, 3), rng), offsets(t, (1, 3, 4), rng))
+
+
+# ---------------------------------------------------------------------------------------------
+# what the spec rules out
+
+
+def rejected(v, t, x, w, offset, error, **attrs):
+    return Case({"X": x, "W": w, "offset": offset}, {"Y": Declared(t.dtype, [None] * x.ndim)}, attrs, error=error)
+
+
+@OPERATOR.rejection
+def channels_not_divisible_by_offset_group(v, t, rng):
+    return rejected(v, t, operand(t, (1, 3, 3, 3), rng), operand(t, (1, 3, 2, 2), rng),
+                    np.zeros((1, 16, 2, 2), t.np()), "offset_group: 'C must be divisible by offset_group.'",
+                    offset_group=2)
+
+
+@OPERATOR.rejection
+def channels_not_divisible_by_group(v, t, rng):
+    return rejected(v, t, operand(t, (1, 3, 3, 3), rng), operand(t, (2, 1, 2, 2), rng),
+                    np.zeros((1, 8, 2, 2), t.np()), "group: 'C and oC must both be divisible by group.'", group=2)
+
+
+@OPERATOR.rejection
+def output_channels_not_divisible_by_group(v, t, rng):
+    return rejected(v, t, operand(t, (1, 2, 3, 3), rng), operand(t, (3, 1, 2, 2), rng),
+                    np.zeros((1, 8, 2, 2), t.np()), "group: 'C and oC must both be divisible by group.'", group=2)
+
+
+@OPERATOR.rejection
+def offset_channels_mismatch(v, t, rng):
+    """offset with 6 channels for a 2 x 2 kernel (8 wanted)."""
+    return rejected(v, t, operand(t, (1, 1, 3, 3), rng), operand(t, (1, 1, 2, 2), rng),
+                    np.zeros((1, 6, 2, 2), t.np()),
+                    "offset: 'It has shape (N, offset_group * kH * kW * 2, oH, oW) for 2D data'")
+
+
+# Where onnx's ReferenceEvaluator (1.23) differs from our value, and why ours stands (cases/crosscheck.md).
+OPERATOR.reference_differs(
+    r" (float16|bfloat16): .*values differ",
+    "the evaluator accumulates in the 16-bit type (numpy on float16 arrays; bfloat16 likewise), rounding every "
+    "partial sum; ours is the exact sum rounded once, and the tolerance allows a float accumulation",
+)
+OPERATOR.reference_differs(
+    r"^(basic_with_padding|basic_without_padding|with_mask_bias|with_multiple_offset_groups) double: .*values differ",
+    "the evaluator samples through its GridSample, which holds the sampling coordinates in float32, so a "
+    "double offset of -0.1 is off by about 2e-8; ours interpolates at the double offset exactly ('Use linear "
+    "interpolation for fractional offset values')",
+)
+OPERATOR.reference_differs(
+    r"^deform_conv_1d .*not implemented",
+    "the evaluator implements 2-D DeformConv only; 'This operator specification supports the general N-D case'",
+)
