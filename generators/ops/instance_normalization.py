@@ -1,0 +1,87 @@
+"""InstanceNormalization: y = scale * (x - mean) / sqrt(variance + epsilon) + B, mean and variance per instance per channel."""
+
+
+from generators.case import Case, NotApplicable, Operator
+from generators.norm_family import (
+    DEFAULT_EPSILON,
+    affine,
+    attr,
+    data,
+    documented,
+    ex,
+    normalize,
+    rounded,
+    root_steps,
+    scale_data,
+    scaled_magnitude,
+    tolerance,
+    with_specials,
+)
+
+OPERATOR = Operator("InstanceNormalization")
+
+
+def instance_norm(v, t, x, scale, bias, epsilon=None):
+    if v.since_version == 1 and x.ndim != 4:
+        return NotApplicable("InstanceNormalization-1's input is 'The input 4-dimensional tensor of shape NCHW.'")
+    eps = attr(DEFAULT_EPSILON if epsilon is None else epsilon)
+    xe = ex(x)
+    axes = tuple(range(2, x.ndim))
+    per_channel = (1, -1) + (1,) * (x.ndim - 2)
+    se, be = ex(scale).reshape(per_channel), ex(bias).reshape(per_channel)
+    norm, mean, inv, n = normalize(xe, axes, eps)
+    y = affine(norm, se, be)
+    mag = scaled_magnitude(xe, mean, inv, se, be, axes)
+    attrs = {} if epsilon is None else {"epsilon": epsilon}
+    return Case({"input": x, "scale": scale, "B": bias}, {"output": rounded(y, t.dtype)}, attrs,
+                tolerance=tolerance([t.dtype], n, mag, after=root_steps(t.dtype)))
+
+
+@OPERATOR.example
+def example(v, t, rng):
+    """onnx's documented data: input (1, 2, 1, 3), scale [1, 1.5], B [0, 1]."""
+    x = documented([[[[-1, 0, 1]], [[2, 3, 4]]]], t.dtype)
+    return instance_norm(v, t, x, documented([1.0, 1.5], t.dtype), documented([0, 1], t.dtype))
+
+
+@OPERATOR.example
+def epsilon(v, t, rng):
+    """onnx's epsilon example: (2, 3, 4, 5) data, epsilon 1e-2."""
+    return instance_norm(v, t, data(t.dtype, (2, 3, 4, 5), rng), scale_data(t.dtype, (3,), rng),
+                         scale_data(t.dtype, (3,), rng), epsilon=1e-2)
+
+
+@OPERATOR.example
+def rank3(v, t, rng):
+    """(N x C x D1): statistics over D1 alone."""
+    return instance_norm(v, t, data(t.dtype, (2, 3, 7), rng), scale_data(t.dtype, (3,), rng),
+                         scale_data(t.dtype, (3,), rng))
+
+
+@OPERATOR.example
+def rank5(v, t, rng):
+    """(N x C x D1 x D2 x D3): statistics over three spatial dimensions."""
+    return instance_norm(v, t, data(t.dtype, (1, 2, 3, 2, 3), rng), scale_data(t.dtype, (2,), rng),
+                         scale_data(t.dtype, (2,), rng))
+
+
+@OPERATOR.example
+def single_element(v, t, rng):
+    """One element per instance and channel: variance 0, y = B (x - mean is exactly 0)."""
+    return instance_norm(v, t, data(t.dtype, (2, 3, 1, 1), rng), scale_data(t.dtype, (3,), rng),
+                         scale_data(t.dtype, (3,), rng))
+
+
+OPERATOR.reference_differs(
+    r"^\w+ b?float16: ",
+    "the evaluator computes float16 and bfloat16 in the type itself (mean, variance, sqrt each rounded "
+    "to the narrow type); ours is the exact value rounded once",
+)
+
+
+@OPERATOR.example
+def ieee_specials(v, t, rng):
+    """A NaN in channel 0 and a -inf in channel 1 of one instance: IEEE 754 through the definition makes
+    those channels' outputs NaN; channel 2 and the other instance are unaffected."""
+    x = with_specials(data(t.dtype, (2, 3, 2, 2), rng), {(0, 0, 0, 1): float("nan"), (0, 1, 1, 1): float("-inf")})
+    return instance_norm(v, t, x, scale_data(t.dtype, (3,), rng), scale_data(t.dtype, (3,), rng))

@@ -1,0 +1,87 @@
+"""LRN: Y = X / (bias + alpha / size * square_sum) ^ beta, square_sum over the channels
+max(0, c - floor((size - 1) / 2)) ... min(C - 1, c + ceil((size - 1) / 2))."""
+
+import math
+
+import mpmath
+import numpy as np
+
+from generators.accuracy import budget
+from generators.case import Case, Operator
+from generators.norm_family import attr, data, ex, magnitude, mp, rounded, tolerance
+from generators.rounding import PREC
+
+OPERATOR = Operator("LRN")
+
+
+def lrn(v, t, x, size, alpha=None, beta=None, bias=None):
+    a = attr(1e-4 if alpha is None else alpha)
+    b = attr(0.75 if beta is None else beta)
+    k = attr(1.0 if bias is None else bias)
+    xe = ex(x)
+    c_count = x.shape[1]
+    sq = xe * xe
+    base = np.empty(x.shape, dtype=object)
+    for c in range(c_count):
+        lo = max(0, c - math.floor((size - 1) / 2))
+        hi = min(c_count - 1, c + math.ceil((size - 1) / 2))
+        base[:, c] = k + a / size * np.sum(sq[:, lo:hi + 1], axis=1)
+    with mpmath.workprec(PREC):
+        y = np.vectorize(lambda e, d: mp(e) / mpmath.power(mp(d), mp(b)), otypes=[object])(xe, base)
+    attrs = {"size": size}
+    attrs.update({n: val for n, val in (("alpha", alpha), ("beta", beta), ("bias", bias)) if val is not None})
+    after = (budget("pow", t.dtype) or {"ulp": 0})["ulp"] + (budget("div", t.dtype) or {"ulp": 0})["ulp"]
+    return Case({"X": x}, {"Y": rounded(y, t.dtype)}, attrs,
+                tolerance=tolerance([t.dtype], size, magnitude(y), after=after))
+
+
+@OPERATOR.example
+def lrn_(v, t, rng):
+    """onnx's test_lrn: alpha 0.0002, beta 0.5, bias 2, size 3 (a (2, 5, 3, 3) input)."""
+    return lrn(v, t, data(t.dtype, (2, 5, 3, 3), rng), 3, alpha=0.0002, beta=0.5, bias=2.0)
+
+
+OPERATOR.examples["lrn"] = OPERATOR.examples.pop("lrn_")
+
+
+@OPERATOR.example
+def default(v, t, rng):
+    """onnx's test_lrn_default: size 3, the other attributes at their defaults."""
+    return lrn(v, t, data(t.dtype, (2, 5, 3, 3), rng), 3)
+
+
+@OPERATOR.example
+def size_even(v, t, rng):
+    """size 4: the window reaches floor(3/2) = 1 channel back and ceil(3/2) = 2 forward."""
+    return lrn(v, t, data(t.dtype, (1, 6, 2, 3), rng), 4, alpha=0.001, beta=0.75, bias=1.0)
+
+
+@OPERATOR.example
+def size_1(v, t, rng):
+    """size 1: each element's own square only."""
+    return lrn(v, t, data(t.dtype, (2, 3, 2, 2), rng), 1, alpha=0.01, beta=1.0, bias=0.5)
+
+
+@OPERATOR.example
+def size_beyond_channels(v, t, rng):
+    """size 7 with 4 channels: the window is clipped at both ends for every channel."""
+    return lrn(v, t, data(t.dtype, (1, 4, 3, 3), rng), 7, alpha=0.003, beta=0.6, bias=1.5)
+
+
+@OPERATOR.example
+def rank3(v, t, rng):
+    """(N x C x D1): one spatial dimension."""
+    return lrn(v, t, data(t.dtype, (2, 5, 4), rng), 5, alpha=0.0005, beta=0.75, bias=1.0)
+
+
+# Where onnx's ReferenceEvaluator (1.23) differs from our value, and why ours stands (cases/crosscheck.md).
+OPERATOR.reference_differs(
+    r"^(lrn|default|size_even|size_1|size_beyond_channels) \w+: .*values differ",
+    "the evaluator fills square_sum in a loop over range(x.shape[0]), the batch size, instead of the "
+    "channels: channels from N on keep square_sum 0 (onnxruntime agrees with ours)",
+)
+OPERATOR.reference_differs(
+    r"^rank3 \w+: .*LRN only applies on 4D tensors",
+    "the evaluator takes 4-D input only; the spec's X is '(N x C x D1 x D2 ... Dn)' for the non-image case "
+    "and defines the region for any X[n, c, d1, ..., dk]",
+)
