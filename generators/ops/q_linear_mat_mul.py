@@ -1,0 +1,157 @@
+"""QLinearMatMul: the real product of the dequantized operands, quantized with y_scale and y_zero_point.
+
+real = ((a - a_zero_point) * a_scale) @ ((b - b_zero_point) * b_scale), exactly;
+y = saturate((real / y_scale) + y_zero_point), rounding half to even (integers) or once to a float 8 type.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+from generators import values
+from generators.case import Case, NotApplicable, Operator
+from generators.quant_family import array, exact_values, int_matmul, requantize
+
+OPERATOR = Operator("QLinearMatMul", primary="T1",
+                    defaults={"T2": lambda v, b: b["T1"], "T3": lambda v, b: b["T1"], "TS": "float"})
+
+# 'The quantization formula is y = saturate((x / y_scale) + y_zero_point)': the spec does not say in
+# what precision a runtime forms a_scale * b_scale / y_scale times the integer product, so with
+# onnx's documented scales (not powers of two) the result may round either way at a half.
+DOC_TOLERANCE = {"atol": 1}
+
+
+def scale_type(v, t) -> str:
+    return t["TS"] if "TS" in v.type_params else "float"
+
+
+def qlinear_matmul(v, t, a, a_scale, azp, b, b_scale, bzp, y_scale, yzp, tolerance=None):
+    ea = exact_values(a) - exact_values(azp)
+    eb = exact_values(b) - exact_values(bzp)
+    real = int_matmul(ea * exact_values(a_scale).reshape(-1)[0], eb * exact_values(b_scale).reshape(-1)[0])
+    ys = exact_values(y_scale).reshape(-1)[0]
+    yz = exact_values(yzp).reshape(-1)[0]
+    y = requantize(np.asarray(real, dtype=object), ys, yz, t["T3"])
+    inputs = {"a": a, "a_scale": a_scale, "a_zero_point": azp, "b": b, "b_scale": b_scale, "b_zero_point": bzp,
+              "y_scale": y_scale, "y_zero_point": yzp}
+    return Case(inputs, {"y": y}, tolerance=tolerance)
+
+
+# ---------------------------------------------------------------------------------------------
+# onnx's documented examples: 2D and 3D, uint8 and int8, float and float16 scales
+
+
+A_DOC = [[208, 236, 0, 238], [3, 214, 255, 29]]
+B_DOC = [[152, 51, 244], [60, 26, 255], [0, 127, 246], [127, 254, 247]]
+
+
+def documented(rank, quant, scale):
+    def example(v, t, rng):
+        st = scale_type(v, t)
+        if (t["T1"], t["T2"], t["T3"], st) != (quant, quant, quant, scale):
+            return NotApplicable(f"the documented example is {quant} with {scale} scales; per_tensor covers this binding")
+        shift = 127 if quant == "int8" else 0
+        a = np.array(A_DOC) - shift
+        b = np.array(B_DOC) - shift
+        if rank == 3:
+            a, b = np.stack([a, a]), np.stack([b, b])
+        s = lambda x: np.array([x], dtype=np.float32).astype(np.dtype("float16") if scale == "float16" else np.float32)
+        z = lambda k: np.array([k - shift], dtype=quant)
+        return qlinear_matmul(v, t, a.astype(quant), s(0.0066), z(113), b.astype(quant), s(0.00705), z(114),
+                              s(0.0107), z(118), tolerance=DOC_TOLERANCE)
+
+    return example
+
+
+for _rank in (2, 3):
+    for _quant in ("uint8", "int8"):
+        for _scale in ("float", "float16"):
+            OPERATOR.example(documented(_rank, _quant, _scale),
+                             name=f"{_rank}D_{_quant}_{'float32' if _scale == 'float' else _scale}")
+
+
+# ---------------------------------------------------------------------------------------------
+# our own: power-of-two scales and small magnitudes, so every reading of the arithmetic is exact
+
+
+def small(type_name: str, shape, rng, zp: int) -> np.ndarray:
+    """Values within 3 of the zero point (integers) or in {0, +-0.5, +-1, +-1.5, +-2, +-3} (float 8)."""
+    n = int(np.prod(shape))
+    if values.is_int(type_name):
+        return array([zp + int(k) for k in rng.integers(-3, 4, size=n)], type_name, shape)
+    pool = [0, 0.5, -0.5, 1, -1, 1.5, -1.5, 2, -2, 3, -3]
+    return array([Fraction(pool[int(k)]) for k in rng.integers(0, len(pool), size=n)], type_name, shape)
+
+
+def zero_point(type_name: str, near_top: bool = False) -> int:
+    if not values.is_int(type_name):
+        return 0
+    lo, hi = values.int_range(type_name)
+    return hi - 4 if near_top else (5 if lo == 0 else -2)
+
+
+def ours(v, t, rng, a_shape, b_shape, y_near_top=False):
+    st = scale_type(v, t)
+    azp, bzp = zero_point(t["T1"]), zero_point(t["T2"])
+    yzp = zero_point(t["T3"], y_near_top)
+    a = small(t["T1"], a_shape, rng, azp)
+    b = small(t["T2"], b_shape, rng, bzp)
+    one = lambda x: array([x], st)
+    zp = lambda k, ty: array([k], ty)
+    # a_scale * b_scale / y_scale = 1/2: integer products land on halves (ties to even)
+    return qlinear_matmul(v, t, a, one(Fraction(1, 2)), zp(azp, t["T1"]), b, one(Fraction(1, 4)), zp(bzp, t["T2"]),
+                          one(Fraction(1, 4)), zp(yzp, t["T3"]))
+
+
+@OPERATOR.example
+def per_tensor(v, t, rng):
+    """Every binding: 2D [3, 3] x [3, 5], halves in real / y_scale."""
+    return ours(v, t, rng, (3, 3), (3, 5))
+
+
+@OPERATOR.example
+def saturation(v, t, rng):
+    """y_zero_point near the top of the output type: large products saturate."""
+    if not values.is_int(t["T3"]):
+        return NotApplicable("saturation of a float 8 output needs values beyond its range; the spec gives "
+                             "QLinearMatMul no saturate attribute to say which rule applies")
+    st = scale_type(v, t)
+    azp, bzp = zero_point(t["T1"]), zero_point(t["T2"])
+    a = array([[azp + 3] * 3, [azp - 3] * 3], t["T1"]) if values.is_int(t["T1"]) else array([[3] * 3, [-3] * 3], t["T1"])
+    b = array([[bzp + 3] * 2] * 3, t["T2"]) if values.is_int(t["T2"]) else array([[3] * 2] * 3, t["T2"])
+    lo, hi = values.int_range(t["T3"])
+    yzp = hi - 4
+    return qlinear_matmul(v, t, a, array([1], st), array([azp], t["T1"]), b, array([1], st), array([bzp], t["T2"]),
+                          array([Fraction(1, 4)], st), array([yzp], t["T3"]))
+
+
+@OPERATOR.example
+def batched(v, t, rng):
+    """3D [2, 2, 3] x [2, 3, 4]."""
+    return ours(v, t, rng, (2, 2, 3), (2, 3, 4))
+
+
+@OPERATOR.example
+def broadcast(v, t, rng):
+    """numpy.matmul's broadcast: [2, 3, 2] x [2, 4]."""
+    return ours(v, t, rng, (2, 3, 2), (2, 4))
+
+
+# Where onnx's ReferenceEvaluator (1.23) differs from our value, and why ours stands (cases/crosscheck.md).
+OPERATOR.reference_differs(
+    r"max abs err 1\b",
+    "the evaluator rounds after adding the zero point (rint(C * a_scale * b_scale / y_scale + y_zero_point)); the "
+    "spec rounds x / y_scale half to even and then adds y_zero_point ('For (x / y_scale), it is rounding to "
+    "nearest ties to even'), so at a half with an odd zero point they differ by one (onnxruntime agrees with ours)",
+)
+OPERATOR.reference_differs(
+    r"Invalid integer data type",
+    "the evaluator's QLinearMatMul clips with np.iinfo and has no float 8 (QLinearMatMul-21's float8 types)",
+)
+OPERATOR.reference_differs(
+    r"^per_tensor int8: .*max abs err 2\b",
+    "with a float 8 operand (b float8e4m3fn) the evaluator converts b to int32 (b.astype(np.int32)), truncating "
+    "its halves; the spec dequantizes b as (b - b_zero_point) * b_scale",
+)
