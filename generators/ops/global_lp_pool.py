@@ -1,0 +1,66 @@
+"""GlobalLpPool: (sum over all spatial positions of |x|^p)^(1/p) per (image, channel): exact sum, one mpmath root."""
+
+import numpy as np
+
+from generators.case import Case, Operator
+from generators.linalg_family import to_type
+from generators.pool_family import documented, global_windows, lp, lp_tolerance, random
+from onnx import AttributeProto
+
+OPERATOR = Operator("GlobalLpPool")
+
+
+def global_lp_pool(v, t, x, p=None):
+    """p None leaves the attribute out (default 2: 'default is 2.0' in version 1, 2 in version 2 on)."""
+    attrs = {}
+    if p is not None:
+        attrs["p"] = float(p) if v.schema.attributes["p"].type == AttributeProto.FLOAT else int(p)
+    shape, wins = global_windows(x)
+    y, n, largest = lp(x, shape, wins, 2 if p is None else p)
+    return Case({"X": x}, {"Y": to_type(y, t.dtype)}, attrs,
+                tolerance=lp_tolerance(t.dtype, n, largest, 2 if p is None else p))
+
+
+def small(t, shape, rng):
+    return random(t, shape, rng) / 8  # |x|^p stays far from overflow
+
+
+@OPERATOR.example
+def default(v, t, rng):
+    return global_lp_pool(v, t, small(t, (1, 3, 5, 5), rng))
+
+
+@OPERATOR.example
+def precomputed(v, t, rng):
+    """3 x 3 of 1..9, p = 2: sqrt(285)."""
+    return global_lp_pool(v, t, documented(t, [[[[1, 2, 3], [4, 5, 6], [7, 8, 9]]]]), p=2)
+
+
+@OPERATOR.example
+def p1(v, t, rng):
+    return global_lp_pool(v, t, small(t, (2, 2, 3, 3), rng), p=1)
+
+
+@OPERATOR.example
+def p3_1d(v, t, rng):
+    return global_lp_pool(v, t, small(t, (2, 3, 7), rng), p=3)
+
+
+@OPERATOR.example
+def p4_3d(v, t, rng):
+    return global_lp_pool(v, t, small(t, (1, 2, 3, 2, 2), rng), p=4)
+
+
+@OPERATOR.example
+def ieee_specials(v, t, rng):
+    """An infinity of either sign makes its channel +inf; NaN makes it NaN."""
+    x = small(t, (1, 3, 2, 2), rng).astype(np.float64)
+    x[0, 0, 0, 0], x[0, 1, 1, 1], x[0, 2, 0, 1] = np.inf, -np.inf, np.nan
+    return global_lp_pool(v, t, x.astype(t.np()), p=2)
+
+
+# Where onnx's ReferenceEvaluator (1.23) differs from our value, and why ours stands (cases/crosscheck.md).
+OPERATOR.reference_differs(
+    r"No registered implementation for operator 'GlobalLpPool'",
+    "the evaluator has no GlobalLpPool",
+)

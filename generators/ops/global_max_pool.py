@@ -1,0 +1,49 @@
+"""GlobalMaxPool: the largest element over all spatial positions of each (image, channel)."""
+
+from generators.case import Case, Operator
+from generators.linalg_family import to_type
+from generators.pool_family import documented, global_windows, maximum, random, with_infinities
+
+OPERATOR = Operator("GlobalMaxPool")
+
+
+def global_max_pool(v, t, x):
+    shape, wins = global_windows(x)
+    y, _ = maximum(x, shape, wins)
+    return Case({"X": x}, {"Y": to_type(y, t.dtype)}, tolerance={"ulp": 0})
+
+
+@OPERATOR.example
+def default(v, t, rng):
+    """onnx's test_globalmaxpool: (1, 3, 5, 5)."""
+    return global_max_pool(v, t, random(t, (1, 3, 5, 5), rng))
+
+
+@OPERATOR.example
+def precomputed(v, t, rng):
+    """onnx's test_globalmaxpool_precomputed."""
+    return global_max_pool(v, t, documented(t, [[[[1, 2, 3], [4, 5, 6], [7, 8, 9]]]]))
+
+
+@OPERATOR.example
+def one_d(v, t, rng):
+    return global_max_pool(v, t, random(t, (2, 3, 7), rng))
+
+
+@OPERATOR.example
+def three_d(v, t, rng):
+    return global_max_pool(v, t, random(t, (1, 2, 3, 2, 4), rng))
+
+
+@OPERATOR.example
+def ieee_infinities(v, t, rng):
+    """+inf wins its channel; -inf loses (no NaN: the spec does not rank it)."""
+    return global_max_pool(v, t, with_infinities(t, (1, 2, 2, 2), rng))
+
+
+# Where onnx's ReferenceEvaluator (1.23) differs from our value, and why ours stands (cases/crosscheck.md).
+OPERATOR.reference_differs(
+    r"^(one_d|three_d) \S+: reference evaluator: output 0 shape",
+    "the evaluator's GlobalMaxPool reduces the last two axes whatever the rank; the spec pools 'across the values "
+    "in the same channel': every spatial axis becomes 1 (N x C x 1 for 1-D, N x C x 1 x 1 x 1 for 3-D)",
+)

@@ -1,0 +1,112 @@
+"""LpPool: (sum over each window of |x|^p)^(1/p); the sum exact, the root by mpmath, rounded once."""
+
+import numpy as np
+
+from generators.case import Case, NotApplicable, Operator
+from generators.linalg_family import to_type
+from generators.pool_family import (Undefined, attributes, grid, lp, lp_tolerance, random,
+                                    rejection_negative_pads, rejection_pads_with_auto_pad, windows)
+from onnx import AttributeProto
+
+OPERATOR = Operator("LpPool")
+
+SOME = ("float",)  # random-data examples; every type runs the documented ones
+
+
+def p_value(v, p):
+    """LpPool-1's p is a FLOAT ('default is 2.0'), an INT from version 2."""
+    if p is None:
+        return None
+    return float(p) if v.schema.attributes["p"].type == AttributeProto.FLOAT else int(p)
+
+
+def lp_pool(v, t, x, kernel_shape, p=None, strides=None, pads=None, dilations=None, ceil_mode=None, auto_pad=None):
+    attrs = attributes(v, {"auto_pad": auto_pad, "kernel_shape": kernel_shape, "strides": strides, "pads": pads,
+                           "dilations": dilations, "ceil_mode": ceil_mode, "p": p_value(v, p)})
+    if isinstance(attrs, NotApplicable):
+        return attrs
+    try:
+        shape, wins, _ = windows(v, x.shape[2:], kernel_shape, strides, pads, dilations, ceil_mode or 0, auto_pad)
+        y, n, largest = lp(x, shape, wins, 2 if p is None else p)
+    except Undefined as e:
+        return NotApplicable(str(e))
+    return Case({"X": x}, {"Y": to_type(y, t.dtype)}, attrs,
+                tolerance=lp_tolerance(t.dtype, n, largest, 2 if p is None else p))
+
+
+def example(name, data, types=None, **attrs):
+    types = types or (SOME if getattr(data, "random", False) else None)
+
+    def make(v, t, rng):
+        if types and t.dtype not in types:
+            return NotApplicable(f"this example runs in {', '.join(types)}; {t.dtype} is covered by the documented "
+                                 "examples (the window walker does not depend on the type)")
+        return lp_pool(v, t, data(t, rng), **attrs)
+
+    OPERATOR.example(make, name=name)
+
+
+def counting(shape):
+    return lambda t, rng: grid(t, shape)
+
+
+def randomly(shape):
+    def data(t, rng):
+        return random(t, shape, rng) / 8  # |x|^p of the type's data stays far from overflow
+
+    data.random = True
+    return data
+
+
+# onnx's documented examples (test_lppool_*): 2d_dilations with its fixed data, the others (random
+# data there) on small tensors with the same attributes.
+example("2d_dilations", counting((1, 1, 4, 4)), kernel_shape=[2, 2], strides=[1, 1], dilations=[2, 2], p=2)
+example("1d_default", randomly((1, 3, 8)), kernel_shape=[2], strides=[1], p=3)
+example("2d_default", randomly((1, 3, 5, 5)), kernel_shape=[2, 2], p=4)
+example("3d_default", randomly((1, 2, 3, 3, 3)), kernel_shape=[2, 2, 2], p=3)
+example("2d_same_upper", randomly((1, 3, 5, 5)), kernel_shape=[2, 2], auto_pad="SAME_UPPER", p=2)
+example("2d_same_lower", randomly((1, 3, 5, 5)), kernel_shape=[2, 2], auto_pad="SAME_LOWER", p=4)
+example("2d_pads", randomly((1, 3, 5, 5)), kernel_shape=[3, 3], pads=[2, 2, 2, 2], p=3)
+example("2d_strides", randomly((1, 3, 8, 8)), kernel_shape=[5, 5], strides=[3, 3], p=2)
+
+# Every type: small integers (exact squares), p left at its default (2) and p = 1 (an exact sum).
+example("2d_default_p", counting((1, 2, 3, 3)), kernel_shape=[2, 2])
+example("2d_p1_pads", counting((1, 1, 4, 4)), kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1], p=1)
+# Edge cases of the walker.
+example("2d_ceil_pads", randomly((1, 2, 5, 5)), kernel_shape=[2, 2], strides=[2, 2], pads=[1, 1, 0, 0], ceil_mode=1,
+        p=2)
+example("1d_ceil_dilations", randomly((1, 2, 9)), kernel_shape=[3], strides=[2], dilations=[2], ceil_mode=1, p=3)
+example("2d_valid_strides", randomly((2, 2, 6, 7)), kernel_shape=[3, 2], strides=[2, 3], auto_pad="VALID", p=2)
+
+
+@OPERATOR.example
+def ieee_specials(v, t, rng):
+    """An infinity of either sign makes its windows +inf; NaN makes them NaN."""
+    if t.dtype not in ("float", "float16"):
+        return NotApplicable("IEEE special values run in float and float16")
+    x = random(t, (1, 1, 4, 4), rng).astype(np.float64) / 8
+    x[0, 0, 0, 0], x[0, 0, 3, 3], x[0, 0, 1, 3] = np.inf, -np.inf, np.nan
+    return lp_pool(v, t, x.astype(t.np()), kernel_shape=[2, 2], strides=[2, 2], p=2)
+
+
+@OPERATOR.rejection
+def pads_with_auto_pad(v, t, rng):
+    return rejection_pads_with_auto_pad(v, t, random(t, (1, 1, 4, 4), rng), "Y", kernel_shape=[2, 2])
+
+
+@OPERATOR.rejection
+def negative_pads(v, t, rng):
+    return rejection_negative_pads(v, t, random(t, (1, 1, 4, 4), rng), "Y", kernel_shape=[2, 2])
+
+
+# Where onnx's ReferenceEvaluator (1.23) differs from our value, and why ours stands (cases/crosscheck.md).
+OPERATOR.reference_differs(
+    r"^pads_with_auto_pad float: reference evaluator returned outputs",
+    "the evaluator does not enforce the pads attribute's 'This attribute cannot be used simultaneously with "
+    "auto_pad attribute.'",
+)
+OPERATOR.reference_differs(
+    r"^ieee_specials \S+: reference evaluator: output 0: 1 of 4 values differ; at index \(0, 0, 0, 1\): got \S+ expected nan",
+    "the evaluator marks padding with NaN and drops NaN from the sum, so an input NaN vanishes; |NaN|^p is NaN "
+    "and so is the norm",
+)

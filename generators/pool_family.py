@@ -1,0 +1,307 @@
+"""Pooling: one window walker for AveragePool, MaxPool, LpPool (and the Global forms), exact oracles.
+
+The walker turns (input spatial shape, kernel_shape, strides, pads, dilations, ceil_mode, auto_pad)
+into the output spatial shape and, per output position, the input positions its window covers,
+how many of its positions fall in the padding, and how many lie past the padding (a ceil_mode
+window may reach there). Each version's own text decides:
+
+- the output shape: the explicit-padding formula (floor, or ceil when ceil_mode is enabled), or
+  the auto_pad formulas (SAME: ceil(in / stride); VALID: ceil((in - dilated kernel + 1) / stride));
+- a last window that would start in the right padding (ceil_mode): the version 22 text says
+  "Sliding windows that would start in the right padded region are ignored."; earlier versions
+  count such a window in their output shape but give it no value (every position is padding, so
+  max "exclude pad" and an average "exclude pad" have no elements): no case is emitted there;
+- version 11's text (AveragePool 11-18, MaxPool 10-21 before 19/22 rewrote it) gives with ceil_mode
+  disabled SAME: floor(in / stride) and VALID: floor((in - dilated kernel + 1) / stride), while its
+  auto_pad attribute says `output_shape[i] = ceil(input_shape[i] / strides[i])`: where the two
+  differ for a case, the versions contradict themselves and no case is emitted.
+
+Values are exact (Python ints, Fractions; NaN and infinities as floats) and rounded once.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+
+from generators import values
+from generators.accuracy import accumulation, budget
+from generators.case import Case, Declared, NotApplicable
+from generators.rounding import PREC, exact
+
+IGNORED = "Sliding windows that would start in the right padded region are ignored."
+FLOOR_SAME = "floor(input_spatial_shape[i] / strides_spatial_shape[i])"
+EXCLUSIVE = "This attribute cannot be used simultaneously with auto_pad attribute."
+NON_NEGATIVE = "it can take any value greater than or equal to 0"
+
+
+class Undefined(Exception):
+    """The spec gives this configuration no value (the message quotes why)."""
+
+
+@dataclass
+class Axis:
+    """One spatial axis: per output index, the window's input positions, pad count, past-pad count."""
+
+    inside: list[list[int]]
+    pad: list[int]
+    beyond: list[int]
+    begin: int  # the padding in effect at the beginning
+    end: int
+
+
+def axis(v, n: int, k: int, s: int, d: int, pb: int, pe: int, ceil_mode: int, auto_pad: str) -> Axis:
+    dk = (k - 1) * d + 1
+    if auto_pad in ("SAME_UPPER", "SAME_LOWER", "VALID"):
+        if auto_pad == "VALID":
+            out = -(-(n - dk + 1) // s)
+            floor_out = (n - dk + 1) // s
+        else:
+            out = -(-n // s)
+            floor_out = n // s
+        if FLOOR_SAME in v.doc and not ceil_mode and floor_out != out:
+            raise Undefined(f"{v.op}-{v.since_version}'s doc gives {auto_pad} with ceil_mode disabled the "
+                            f"output size {floor_out} (floor), its auto_pad attribute "
+                            f"'output_shape[i] = ceil(input_shape[i] / strides[i])' gives {out}: the text contradicts itself")
+        if auto_pad == "VALID":
+            pb = pe = 0
+        else:
+            total = max(0, (out - 1) * s + dk - n)
+            small, large = total // 2, total - total // 2
+            pb, pe = (small, large) if auto_pad == "SAME_UPPER" else (large, small)
+    else:
+        span = n + pb + pe - dk
+        if span < 0:
+            raise Undefined("the dilated kernel is larger than the padded input")
+        out = -(-span // s) + 1 if ceil_mode else span // s + 1
+        if ceil_mode and out > 1 and (out - 1) * s - pb >= n:
+            if IGNORED in v.doc:
+                out -= 1
+            else:
+                raise Undefined(f"{v.op}-{v.since_version}: with ceil_mode the output shape formula counts a "
+                                "window that starts in the right padding; the version gives that window no "
+                                f"value (the sentence '{IGNORED}' is version 22's)")
+    inside, pad, beyond = [], [], []
+    for o in range(out):
+        pos = [o * s - pb + j * d for j in range(k)]
+        inside.append([p for p in pos if 0 <= p < n])
+        pad.append(sum(1 for p in pos if -pb <= p < 0 or n <= p < n + pe))
+        beyond.append(sum(1 for p in pos if p >= n + pe or p < -pb))
+    return Axis(inside, pad, beyond, pb, pe)
+
+
+@dataclass
+class Window:
+    positions: list[tuple[int, ...]]  # input spatial positions inside the input
+    padded: int  # positions inside the input or its padding
+    total: int  # all positions of the window
+
+
+def windows(v, spatial, kernel, strides=None, pads=None, dilations=None, ceil_mode=0, auto_pad="NOTSET"):
+    """The output spatial shape and, per output spatial index, its Window."""
+    nd = len(spatial)
+    strides = strides or [1] * nd
+    pads = pads or [0] * (2 * nd)
+    dilations = dilations or [1] * nd
+    axes = [axis(v, spatial[i], kernel[i], strides[i], dilations[i], pads[i], pads[i + nd], ceil_mode,
+                 auto_pad or "NOTSET") for i in range(nd)]
+    shape = tuple(len(a.inside) for a in axes)
+    out = {}
+    for idx in itertools.product(*map(range, shape)):
+        per = [a.inside[o] for a, o in zip(axes, idx)]
+        padded = math.prod(len(a.inside[o]) + a.pad[o] for a, o in zip(axes, idx))
+        out[idx] = Window(list(itertools.product(*per)), padded, math.prod(kernel))
+    return shape, out, axes
+
+
+# ---------------------------------------------------------------------------------------------
+# reductions over a window's values (exact: int, Fraction; NaN/inf as floats)
+
+
+def _value(e, is_int: bool):
+    return int(e) if is_int else exact(float(e))
+
+
+def exact_sum(xs):
+    if all(not isinstance(x, float) for x in xs):
+        return sum(xs, Fraction(0))
+    if any(math.isnan(x) for x in xs if isinstance(x, float)):
+        return math.nan
+    signs = {math.copysign(1.0, x) for x in xs if isinstance(x, float)}
+    return math.nan if len(signs) > 1 else signs.pop() * math.inf
+
+
+def magnitude(xs) -> Fraction:
+    return sum((abs(x) for x in xs if not isinstance(x, float)), Fraction(0))
+
+
+def pool(x: np.ndarray, shape, wins, reduce):
+    """reduce(values, window, flat_positions) per (n, c, output index) -> object array (N, C, *shape)."""
+    n_, c_ = x.shape[:2]
+    is_int = values.is_int(str(x.dtype)) if x.dtype.kind in "iu" else False
+    out = np.empty((n_, c_, *shape), dtype=object)
+    for n in range(n_):
+        for c in range(c_):
+            for idx, w in wins.items():
+                xs = [_value(x[(n, c, *p)], is_int) for p in w.positions]
+                out[(n, c, *idx)] = reduce(xs, w, [(n, c, *p) for p in w.positions])
+    return out
+
+
+def average(x, shape, wins, count_include_pad: int):
+    """'The output of each pooling window is divided by the number of elements (exclude pad when
+    attribute count_include_pad is zero).' Returns (exact result, largest window, largest sum of |terms|)."""
+    mags = [Fraction(0)]
+
+    def reduce(xs, w, _):
+        if count_include_pad and w.padded != w.total:
+            raise Undefined("a ceil_mode window reaches past the padding: the spec does not say whether "
+                            "those positions count with count_include_pad")
+        count = w.padded if count_include_pad else len(xs)
+        if count == 0:
+            raise Undefined("a window holds no element of the input")
+        mags.append(magnitude(xs) / count)
+        s = exact_sum(xs)
+        return s / count if not isinstance(s, float) else s
+
+    y = pool(x, shape, wins, reduce)
+    return y, max(len(w.positions) for w in wins.values()) if wins else 1, max(mags)
+
+
+def maximum(x, shape, wins, storage_order: int = 0):
+    """The largest element of each window, padding excluded, and its index in the input taken as a
+    flat row-major tensor (storage_order 1: the spatial index column-major, for N = C = 1).
+    The index is None where a window's maximum is tied: the spec names no index for ties."""
+    index = np.empty((*x.shape[:2], *shape), dtype=np.int64)
+    dims = x.shape
+    tied = []
+
+    def reduce(xs, w, where):
+        if not xs:
+            raise Undefined("a window holds no element of the input")
+        best = max(range(len(xs)), key=lambda i: xs[i])
+        if sum(1 for e in xs if e == xs[best]) > 1:
+            tied.append(where[best])
+        at = where[best]
+        if storage_order:
+            assert dims[0] == dims[1] == 1
+            flat, stride = 0, 1
+            for p, dmax in zip(at[2:], dims[2:]):
+                flat += p * stride
+                stride *= dmax
+        else:
+            flat = int(np.ravel_multi_index(at, dims))
+        return xs[best], flat
+
+    pairs = pool(x, shape, wins, reduce)
+    y = np.empty(pairs.shape, dtype=object)
+    for idx in np.ndindex(*pairs.shape):
+        y[idx], index[idx] = pairs[idx]
+    return y, (None if tied else index)
+
+
+def lp(x, shape, wins, p):
+    """(sum over the window of |x|^p)^(1/p), padding adding nothing; exact sum, one mpmath root.
+    Returns (result as mpmath/Fraction, largest window, largest result)."""
+    biggest = [0.0]
+
+    def reduce(xs, w, _):
+        if not xs:
+            raise Undefined("a window holds no element of the input")
+        if any(isinstance(e, float) for e in xs):
+            return math.nan if any(math.isnan(e) for e in xs if isinstance(e, float)) else math.inf
+        s = sum((abs(e) ** p for e in xs), Fraction(0))
+        if p == 1:
+            r = s
+        else:
+            with mpmath.workprec(PREC):
+                r = mpmath.root(mpmath.mpf(s.numerator) / s.denominator, p)
+        biggest[0] = max(biggest[0], float(r))
+        return r
+
+    y = pool(x, shape, wins, reduce)
+    return y, max(len(w.positions) for w in wins.values()), biggest[0]
+
+
+def lp_tolerance(type_name: str, n: int, largest: float, p: int):
+    """The sum of n non-negative terms is off by about ceil(2 sqrt n) epsilon relative; its p-th root
+    by 1/p of that; plus the root's own budget (sqrt for p = 2, pow otherwise)."""
+    after = 0 if p == 1 else (budget("sqrt" if p == 2 else "pow", type_name) or {}).get("ulp", 0)
+    return accumulation(type_name, n, largest, after=after)
+
+
+# ---------------------------------------------------------------------------------------------
+# data
+
+
+def documented(t, rows) -> np.ndarray:
+    """Documented small-integer data, exact in every allowed type."""
+    return np.array(rows, dtype=np.float64).astype(t.np())
+
+
+def grid(t, shape, start: int = 1) -> np.ndarray:
+    """1, 2, 3, ... in the shape (the documented examples' data), exact in every allowed type
+    (int8 holds up to 127: pick shapes accordingly)."""
+    return documented(t, np.arange(start, start + math.prod(shape)).reshape(shape))
+
+
+def random(t, shape, rng, specials: bool = False) -> np.ndarray:
+    """Distinct values of the type (no NaN: max and averages with NaN are tested apart)."""
+    return values.sample(t.dtype, shape, rng, specials=specials)
+
+
+def with_infinities(t, shape, rng) -> np.ndarray:
+    x = random(t, shape, rng).astype(np.float64).reshape(-1)
+    x[0], x[len(x) // 2] = np.inf, -np.inf
+    return x.reshape(shape).astype(t.np())
+
+
+# ---------------------------------------------------------------------------------------------
+# attributes
+
+
+POOL_ATTRS = ("auto_pad", "kernel_shape", "strides", "pads", "dilations", "ceil_mode",
+              "count_include_pad", "storage_order", "p")
+
+
+def attributes(v, given: dict) -> dict | NotApplicable:
+    """The attributes set (None left out); NotApplicable when the version lacks one."""
+    out = {}
+    for name, value in given.items():
+        if value is None:
+            continue
+        if not v.has_attribute(name):
+            return NotApplicable(f"{v.op}-{v.since_version} has no attribute {name} (a later version adds it)")
+        out[name] = value
+    return out
+
+
+def rejection_pads_with_auto_pad(v, t, x, output: str, **attrs):
+    """pads together with auto_pad SAME_UPPER: 'This attribute cannot be used simultaneously with auto_pad attribute.'"""
+    nd = x.ndim - 2
+    a = attributes(v, dict(attrs, auto_pad="SAME_UPPER", pads=[1] * (2 * nd)))
+    if isinstance(a, NotApplicable):
+        return a
+    return Case({"X": x}, {output: Declared(t.dtype, [None] * x.ndim)}, a, error=f"pads: '{EXCLUSIVE}'")
+
+
+def rejection_negative_pads(v, t, x, output: str, **attrs):
+    nd = x.ndim - 2
+    a = attributes(v, dict(attrs, pads=[-1] * (2 * nd)))
+    if isinstance(a, NotApplicable):
+        return a
+    return Case({"X": x}, {output: Declared(t.dtype, [None] * x.ndim)}, a,
+                error=f"pads: '{NON_NEGATIVE}'")
+
+
+def global_windows(x: np.ndarray):
+    """The Global* operators: one window over every spatial position; output spatial dims all 1."""
+    spatial = x.shape[2:]
+    positions = list(itertools.product(*map(range, spatial)))
+    n = len(positions)
+    return (1,) * len(spatial), {(0,) * len(spatial): Window(positions, n, n)}
