@@ -64,7 +64,9 @@ INFERENCE_OBJECTS = {
     "rank3_input": r"Input tensor must be 2-dimensional",
     "not_one": r"Dimension of input 0 must be 1 instead of",
     "rank1_input": r"Input rank must be >= 2",
-    "axis_out_of_range": r"Invalid value for attribute axis",
+    "axis_out_of_range": r"Invalid value for attribute axis|Unexpected axis value",
+    "training_outputs_in_inference_mode": r"number of op outputs should be 1 when Training_mode = False",
+    "incompatible_shapes": r"Incompatible dimensions for matrix multiplication",
     # Clip's min and Pow-1/7's Y of another type than the input: onnx's inference names exactly that
     "min_max_types_differ": r"min has inconsistent type",
     "types_differ": r"inconsistent type|bound to different types",
@@ -196,6 +198,13 @@ def test_integer_expectations_are_exact_and_never_overflow(corpus):
     assert checked > 1000
 
 
+# Operators whose uncovered cells no valid model can reach, and the words their reasons must carry.
+UNCOVERABLE = {
+    # its function body's constants are float: onnx's full checker refuses every other type
+    "MeanVarianceNormalization": "checker",
+}
+
+
 def test_coverage_of_every_operator_s_cells(corpus):
     """Every operator with a generator module covers at least 98% of its (version, type parameter,
     type) cells and every one of its versions; each uncovered cell is named with a reason."""
@@ -209,6 +218,10 @@ def test_coverage_of_every_operator_s_cells(corpus):
     assert s["total"] == len(coverage.cells(ops))
     assert s["versions_covered"] == s["versions"], coverage.summary_lines(s)[:20]
     for op, row in s["per_op"].items():
+        if op in UNCOVERABLE:
+            reasons = {r for m, rs in s["missing"] if m[0] == op for r in rs}
+            assert any(UNCOVERABLE[op] in r for r in reasons), (op, reasons)
+            continue
         assert row["covered"] / row["cells"] >= 0.98, (op, [m for m in s["missing"] if m[0][0] == op][:10])
     assert all(reasons for _, reasons in s["missing"])
 
