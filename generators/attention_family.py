@@ -1,0 +1,571 @@
+"""Attention (scaled dot-product, opset 23-25) and RotaryEmbedding: the docs' formulas in mpmath, each output rounded once.
+
+Attention oracle, per batch b and query head h (kv head h // (q_num_heads / kv_num_heads)):
+keys and values are past_key/past_value followed by K/V (present_key/present_value are that
+concatenation, exact); score[i, j] = scale * sum_d Q[i, d] * K[j, d] (Q*sqrt(scale) times
+(K*sqrt(scale))^T is the same real number), scale = 1/sqrt(head_size) unless given (a FLOAT
+attribute: its float32 value); softcap c != 0 gives c * tanh(score / c); the bias adds a float
+attn_mask, -inf where a bool attn_mask is False, where the causal rule excludes a key (j > i +
+offset, offset = past_sequence_length, or nonpad_kv_seqlen - q_sequence_length per batch with an
+external cache), past a batch entry's nonpad_kv_seqlen, past a mask's last dimension when it is
+shorter than total_sequence_length (version 24+: 'padded ... with negative infinity'), and outside
+the window [p - left_window_size, p + right_window_size] (version 25, p = offset + i); softmax over
+the keys, a fully-masked row giving zeros ('produces a zero output row, not NaN'); Y = probs . V.
+qk_matmul_output: mode 0 the scores, 1 after softcap, 2 plus the bias, 3 the probabilities.
+
+Tolerance rule (one per case, covering every output): accumulation(T1, n, magnitude, after) with
+n = head_size + total_sequence_length (a score's dot product, then the weighted sum of values),
+magnitude = max|V| * (1 + 2 * S) + S, S the largest sum of |terms| of any score (scale * |q||k|
+over head_size, plus |mask|): an error e in a score moves the probabilities by a relative e, so
+Y by e * sum p|v|; after = the budget() steps of exp and of the division (softcap adds tanh's).
+
+RotaryEmbedding oracle (the doc's algorithm): for each token, cos and sin rows from the caches
+(indexed by position_ids, or the caches' own [batch, sequence] rows without them); pairs (x1, x2)
+are the two halves of the first rotary_embedding_dim elements of a head (or its even and odd
+elements when interleaved); x1 * cos - x2 * sin and x1 * sin + x2 * cos replace them exactly, the
+rest pass through; rounded once. Tolerance: accumulation(T, 2, magnitude) (two products and a sum),
+magnitude the largest |x1 cos| + |x2 sin| over the outputs.
+
+LinearAttention oracle (the doc's recurrences, token by token, per kv head; query head h reads kv
+head h // (q_num_heads / kv_num_heads)): the decay exp(g_t) scales the state's rows (a per-key-
+dimension decay row by row, a per-head decay all of it), then 'linear' adds k (x) v, 'gated' the
+same to the decayed state, 'delta'/'gated_delta' add beta * k (x) (v - S'^T k) with S' the (decayed)
+state; o_t = scale * q_t^T S_t, scale = 1/sqrt(d_k) when 0. Tolerance: accumulation(T, n,
+magnitude, after) with n = tokens * (d_k + 3), magnitude the largest element of the same recurrence
+run on absolute values (a running bound of every sum's |terms|), after = exp's budget.
+"""
+
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+
+from generators import values
+from generators.accuracy import accumulation, budget
+from generators.case import Case, Declared, NotApplicable
+from generators.rounding import PREC, exact, round_to
+from harness.dtypes import numpy_of
+
+NEG_INF = mpmath.mpf("-inf")
+
+
+def f32(x) -> mpmath.mpf:
+    return mpmath.mpf(float(np.float32(x)))
+
+
+def _mp(x) -> np.ndarray:
+    x = np.asarray(x)
+    out = np.empty(x.shape, dtype=object)
+    for i, e in np.ndenumerate(x):
+        out[i] = e if isinstance(e, (bool, np.bool_)) else mpmath.mpf(exact(float(e)))
+    return out
+
+
+def _round(r: np.ndarray, type_name: str) -> np.ndarray:
+    flat = [round_to(e, type_name) for e in r.reshape(-1)]
+    return np.array(flat, dtype=numpy_of(type_name)).reshape(r.shape)
+
+
+def _ulp(fn: str, type_name: str) -> int:
+    return (budget(fn, type_name) or {"ulp": 0})["ulp"]
+
+
+def attention(v, t, Q, K, V, attn_mask=None, past_key=None, past_value=None, nonpad_kv_seqlen=None, *,
+              q_num_heads=None, kv_num_heads=None, scale=None, is_causal=None, softcap=None,
+              qk_matmul_output_mode=None, left_window_size=None, right_window_size=None,
+              softmax_precision=None, want=("Y",)):
+    """The Case for one Attention node; `want` names the outputs asked for."""
+    three_d = np.asarray(Q).ndim == 3
+    with mpmath.workprec(PREC):
+        q, k, val = _mp(Q), _mp(K), _mp(V)
+        if three_d:
+            B, Sq, _ = q.shape
+            q = q.reshape(B, Sq, q_num_heads, -1).transpose(0, 2, 1, 3)
+            k = k.reshape(B, k.shape[1], kv_num_heads, -1).transpose(0, 2, 1, 3)
+            val = val.reshape(B, val.shape[1], kv_num_heads, -1).transpose(0, 2, 1, 3)
+        B, Hq, Sq, D = q.shape
+        Hkv, Skv = k.shape[1], k.shape[2]
+        Dv = val.shape[3]
+        P = 0
+        if past_key is not None:
+            k = np.concatenate([_mp(past_key), k], axis=2)
+            val = np.concatenate([_mp(past_value), val], axis=2)
+            P = np.asarray(past_key).shape[2]
+        T = P + Skv
+        sc = f32(scale) if scale is not None else 1 / mpmath.sqrt(D)
+        cap = f32(softcap) if softcap else None
+        mask = None
+        if attn_mask is not None:
+            m = _mp(attn_mask)
+            width = m.shape[-1]
+            full = np.empty(m.shape[:-1] + (T,), dtype=object)
+            full[..., :width] = m
+            pad = False if m.dtype == object and isinstance(m.reshape(-1)[0], (bool, np.bool_)) else NEG_INF
+            full[..., width:] = pad
+            mask = np.broadcast_to(full, (B, Hq, Sq, T))
+        is_bool = attn_mask is not None and np.asarray(attn_mask).dtype == np.bool_
+        group = Hq // Hkv
+        Y = np.empty((B, Hq, Sq, Dv), dtype=object)
+        qk = {m_: np.empty((B, Hq, Sq, T), dtype=object) for m_ in range(4)}
+        S_max = mpmath.mpf(0)
+        for b in range(B):
+            if nonpad_kv_seqlen is not None:
+                valid = int(nonpad_kv_seqlen[b])
+                offset = valid - Sq if past_key is None else P
+            else:
+                valid = T
+                offset = P
+            for h in range(Hq):
+                g = h // group
+                for i in range(Sq):
+                    row = []
+                    for j in range(T):
+                        terms = [sc * q[b, h, i, d] * k[b, g, j, d] for d in range(D)]
+                        s = sum(terms)
+                        mag = sum(abs(e) for e in terms)
+                        qk[0][b, h, i, j] = s
+                        if cap is not None:
+                            s = cap * mpmath.tanh(s / cap)
+                        qk[1][b, h, i, j] = s
+                        bias = mpmath.mpf(0)
+                        if mask is not None:
+                            mv = mask[b, h, i, j]
+                            if is_bool:
+                                bias += 0 if mv else NEG_INF
+                            else:
+                                bias += mv
+                                if mpmath.isfinite(mv):
+                                    mag += abs(mv)
+                        p = offset + i
+                        if is_causal and j > p:
+                            bias += NEG_INF
+                        if j >= valid:
+                            bias += NEG_INF
+                        if left_window_size is not None and left_window_size >= 0 and j < p - left_window_size:
+                            bias += NEG_INF
+                        if right_window_size is not None and right_window_size >= 0 and j > p + right_window_size:
+                            bias += NEG_INF
+                        S_max = max(S_max, mag)
+                        row.append(s + bias)
+                        qk[2][b, h, i, j] = s + bias
+                    finite = [x for x in row if mpmath.isfinite(x)]
+                    if not finite:
+                        probs = [mpmath.mpf(0)] * T
+                    else:
+                        top = max(finite)
+                        e = [mpmath.exp(x - top) if mpmath.isfinite(x) else mpmath.mpf(0) for x in row]
+                        tot = sum(e)
+                        probs = [x / tot for x in e]
+                    qk[3][b, h, i] = probs
+                    for c in range(Dv):
+                        Y[b, h, i, c] = sum(probs[j] * val[b, g, j, c] for j in range(T))
+        if three_d:
+            Y = Y.transpose(0, 2, 1, 3).reshape(B, Sq, Hq * Dv)
+        t1, t2 = t["T1"], t["T2"]
+        outs = {"Y": _round(Y, t1),
+                "present_key": _round(k, t1) if "present_key" in want else None,
+                "present_value": _round(val, t2) if "present_value" in want else None,
+                "qk_matmul_output": _round(qk[qk_matmul_output_mode or 0], t1) if "qk_matmul_output" in want else None}
+        vmax = max((abs(x) for x in val.reshape(-1)), default=mpmath.mpf(0))
+        magnitude = float(vmax * (1 + 2 * S_max) + S_max)
+    after = _ulp("exp", t1) + _ulp("div", t1) + (_ulp("tanh", t1) if cap is not None else 0)
+    tol = accumulation(t1, D + T, magnitude, after=after)
+    attrs = {}
+    for key, x in (("q_num_heads", q_num_heads), ("kv_num_heads", kv_num_heads), ("scale", scale),
+                   ("is_causal", is_causal), ("softcap", softcap), ("qk_matmul_output_mode", qk_matmul_output_mode),
+                   ("left_window_size", left_window_size), ("right_window_size", right_window_size),
+                   ("softmax_precision", softmax_precision)):
+        if x is not None:
+            attrs[key] = x
+    inputs = {"Q": Q, "K": K, "V": V, "attn_mask": attn_mask, "past_key": past_key, "past_value": past_value}
+    if v.has_input("nonpad_kv_seqlen"):
+        inputs["nonpad_kv_seqlen"] = None if nonpad_kv_seqlen is None else np.asarray(nonpad_kv_seqlen, np.int64)
+    outputs = {n: outs[n] if n in want else None for n in ("Y", "present_key", "present_value", "qk_matmul_output")}
+    return Case(inputs, outputs, attrs, tolerance=tol)
+
+
+# ---------------------------------------------------------------------------------------------
+# Attention examples: onnx's documented ones by name (their data is random: ours from the case's
+# rng, same shapes and attributes), then the rules each version adds.
+
+BASIC = ("4d", "4d_gqa", "4d_diff_heads_sizes", "3d", "3d_gqa", "4d_attn_mask", "4d_causal")
+MIXED = ("4d", "3d_gqa")  # the examples run with V of another type than Q
+ATTRIBUTE_TYPES = ("float", "float16")
+
+
+def rand(type_name, shape, rng):
+    """Uniform [0, 1) data, as onnx's examples draw it (np.random.rand), in the type."""
+    return rng.random(size=shape).astype(np.float32).astype(numpy_of(type_name))
+
+
+def attention_example(name, *, three_d=False, B=2, Hq=3, Hkv=3, Sq=4, Skv=6, D=8, Dv=8, P=0,
+                      mask=None, mask_shape=None, neg_inf_mask=False, full_masked_row=False,
+                      nonpad=None, since=23, want=("Y",), **attrs):
+    """An example function; `mask` is None, 'float' or 'bool', mask_shape its shape (T for total length)."""
+
+    def example(v, t, rng):
+        if v.since_version < since:
+            return NotApplicable(f"Attention-{v.since_version} lacks what this example uses "
+                                 f"(nonpad_kv_seqlen, a short mask: version 24; left/right_window_size: version 25)")
+        t1 = t["T1"]
+        if t["T2"] != t1 and name not in MIXED:
+            return NotApplicable(f"examples with V of another type than Q (T2 != T1) are {', '.join(MIXED)}; "
+                                 "the others run with T2 = T1")
+        if values.is_int(t["U"]):
+            return NotApplicable("attn_mask: 'Two types of masks are supported: a boolean mask ... or a float mask "
+                                 "of the same type as query, key, value'; an integer mask has no stated meaning")
+        if t["U"] == "bool" and mask != "bool":
+            return NotApplicable("U binds only attn_mask: the bool binding runs the bool-mask examples")
+        if t["U"] not in ("bool", t1):
+            return NotApplicable("attn_mask: 'a float mask of the same type as query, key, value'; "
+                                 f"a {t['U']} mask with {t1} Q has no stated meaning")
+        if mask == "bool" and t["U"] != "bool":
+            return NotApplicable("bool-mask examples run in the binding U = bool")
+        if name not in BASIC and t1 not in ATTRIBUTE_TYPES and mask != "bool":
+            return NotApplicable(f"attribute examples run in {', '.join(ATTRIBUTE_TYPES)}; {t1} is covered "
+                                 f"by {', '.join(BASIC)}")
+        T = P + Skv
+        Q = rand(t1, (B, Sq, Hq * D) if three_d else (B, Hq, Sq, D), rng)
+        K = rand(t1, (B, Skv, Hkv * D) if three_d else (B, Hkv, Skv, D), rng)
+        V = rand(t["T2"], (B, Skv, Hkv * Dv) if three_d else (B, Hkv, Skv, Dv), rng)
+        m = None
+        if mask:
+            shape = tuple(T if s == "T" else s for s in (mask_shape or (Sq, "T")))
+            if mask == "bool":
+                m = rng.random(size=shape) < 0.7
+                m[..., 0] = True  # no row fully masked unless asked
+                if full_masked_row:
+                    m[..., 1, :] = False
+            else:
+                m = rand(t1, shape, rng)
+                if neg_inf_mask:
+                    flat = m.reshape(-1)
+                    flat[::5] = -np.inf
+                    m = flat.reshape(shape)
+                    m[..., 0] = 0
+        pk = rand(t1, (B, Hkv, P, D), rng) if P else None
+        pv = rand(t["T2"], (B, Hkv, P, Dv), rng) if P else None
+        heads = dict(q_num_heads=Hq, kv_num_heads=Hkv) if three_d else {}
+        outs = want
+        if P and "present_key" not in outs:
+            outs = outs + ("present_key", "present_value")
+        return attention(v, t, Q, K, V, m, pk, pv, nonpad, want=outs, **heads, **attrs)
+
+    example.__name__ = name
+    return example
+
+
+def attention_examples(operator) -> None:
+    E = attention_example
+    QK = ("Y", "present_key", "present_value", "qk_matmul_output")
+    table = {
+        "4d": E("4d"),
+        "4d_gqa": E("4d_gqa", Hq=9, Hkv=3),
+        "4d_diff_heads_sizes": E("4d_diff_heads_sizes", Dv=10),
+        "4d_scaled": E("4d_scaled", scale=0.1),
+        "4d_gqa_scaled": E("4d_gqa_scaled", Hq=9, Hkv=3, scale=0.1),
+        "4d_causal": E("4d_causal", is_causal=1),
+        "4d_gqa_causal": E("4d_gqa_causal", Hq=9, Hkv=3, is_causal=1),
+        "4d_attn_mask": E("4d_attn_mask", mask="float"),
+        "4d_attn_mask_3d": E("4d_attn_mask_3d", mask="float", mask_shape=(3, 4, "T")),
+        "4d_attn_mask_3d_causal": E("4d_attn_mask_3d_causal", mask="float", mask_shape=(3, 4, "T"), is_causal=1),
+        "4d_attn_mask_4d": E("4d_attn_mask_4d", mask="float", mask_shape=(2, 3, 4, "T")),
+        "4d_attn_mask_4d_causal": E("4d_attn_mask_4d_causal", mask="float", mask_shape=(2, 3, 4, "T"), is_causal=1),
+        "4d_attn_mask_bool": E("4d_attn_mask_bool", mask="bool"),
+        "4d_attn_mask_bool_4d": E("4d_attn_mask_bool_4d", mask="bool", mask_shape=(2, 3, 4, "T")),
+        "4d_gqa_attn_mask": E("4d_gqa_attn_mask", Hq=9, Hkv=3, mask="float"),
+        "4d_with_past_and_present": E("4d_with_past_and_present", P=5, mask="float"),
+        "4d_gqa_with_past_and_present": E("4d_gqa_with_past_and_present", Hq=9, Hkv=3, P=5, mask="float"),
+        "4d_diff_heads_with_past_and_present": E("4d_diff_heads_with_past_and_present", Dv=10, P=5, mask="float"),
+        "4d_causal_with_past_and_present": E("4d_causal_with_past_and_present", P=5, is_causal=1),
+        "4d_softcap": E("4d_softcap", softcap=2.0),
+        "4d_softcap_neginf_mask": E("4d_softcap_neginf_mask", softcap=2.0, mask="float", neg_inf_mask=True),
+        "4d_with_qk_matmul": E("4d_with_qk_matmul", want=("Y", "qk_matmul_output")),
+        "4d_with_qk_matmul_softcap": E("4d_with_qk_matmul_softcap", softcap=2.0, qk_matmul_output_mode=1,
+                                       want=("Y", "qk_matmul_output")),
+        "4d_with_qk_matmul_bias": E("4d_with_qk_matmul_bias", mask="float", qk_matmul_output_mode=2,
+                                    want=("Y", "qk_matmul_output")),
+        "4d_with_qk_matmul_softmax": E("4d_with_qk_matmul_softmax", mask="float", qk_matmul_output_mode=3,
+                                       want=("Y", "qk_matmul_output")),
+        "4d_with_past_and_present_qk_matmul_bias_4d_mask_causal": E(
+            "4d_with_past_and_present_qk_matmul_bias_4d_mask_causal", P=5, mask="float",
+            mask_shape=(2, 3, 4, "T"), is_causal=1, qk_matmul_output_mode=2, want=QK),
+        "3d": E("3d", three_d=True),
+        "3d_gqa": E("3d_gqa", three_d=True, Hq=9, Hkv=3),
+        "3d_diff_heads_sizes": E("3d_diff_heads_sizes", three_d=True, Dv=10),
+        "3d_causal": E("3d_causal", three_d=True, is_causal=1),
+        "3d_attn_mask": E("3d_attn_mask", three_d=True, mask="float"),
+        "3d_softcap": E("3d_softcap", three_d=True, softcap=3.0),
+        "3d_with_past_and_present": E("3d_with_past_and_present", three_d=True, P=5, mask="float"),
+        "3d_with_past_and_present_qk_matmul_softmax": E(
+            "3d_with_past_and_present_qk_matmul_softmax", three_d=True, P=5, mask="float",
+            qk_matmul_output_mode=3, want=QK),
+        # softmax_precision = 1 (FLOAT): the weights go to float for the softmax and back; the value
+        # asked is the exact one (within the tolerance), as without the attribute
+        "4d_softmax_precision_float": E("4d_softmax_precision_float", mask="float", softmax_precision=1),
+        "4d_with_qk_matmul_softmax_precision_float": E("4d_with_qk_matmul_softmax_precision_float",
+                                                       softmax_precision=1, qk_matmul_output_mode=3,
+                                                       want=("Y", "qk_matmul_output")),
+        "boolmask_fullymasked_row": E("boolmask_fullymasked_row", mask="bool", full_masked_row=True),
+        "fullymasked_qk_matmul_output_mode3_zero": E(
+            "fullymasked_qk_matmul_output_mode3_zero", mask="bool", full_masked_row=True,
+            qk_matmul_output_mode=3, want=("Y", "qk_matmul_output")),
+        # version 24: external cache (nonpad_kv_seqlen), masks shorter than the total length
+        "4d_diff_heads_mask4d_padded_kv": E("4d_diff_heads_mask4d_padded_kv", since=24, Dv=10, mask="float",
+                                            mask_shape=(2, 3, 4, 4), nonpad=[4, 4]),
+        "4d_gqa_causal_nonpad_decode": E("4d_gqa_causal_nonpad_decode", since=24, Hq=9, Hkv=3, Sq=1,
+                                         nonpad=[3, 6], is_causal=1),
+        "4d_causal_nonpad_continued_prefill": E("4d_causal_nonpad_continued_prefill", since=24, Sq=2,
+                                                nonpad=[4, 6], is_causal=1),
+        "4d_causal_nonpad_negative_offset_structural_empty": E(
+            "4d_causal_nonpad_negative_offset_structural_empty", since=24, Sq=4, nonpad=[2, 5], is_causal=1),
+        "4d_causal_nonpad_attn_mask_composition": E("4d_causal_nonpad_attn_mask_composition", since=24,
+                                                    Sq=2, nonpad=[5, 3], is_causal=1, mask="float"),
+        "4d_padded_mask_shorter": E("4d_padded_mask_shorter", since=24, mask="float", mask_shape=(4, 3)),
+        # version 25: sliding windows
+        "local_window": E("local_window", since=25, is_causal=1, left_window_size=2),
+        "bidirectional_window": E("bidirectional_window", since=25, left_window_size=2, right_window_size=1),
+        "local_window_with_past": E("local_window_with_past", since=25, P=3, is_causal=1, left_window_size=2),
+        "local_window_ext_cache": E("local_window_ext_cache", since=25, Sq=2, nonpad=[5, 6], is_causal=1,
+                                    left_window_size=1),
+        "3d_local_window": E("3d_local_window", since=25, three_d=True, is_causal=1, left_window_size=1),
+        "local_window_bool_mask": E("local_window_bool_mask", since=25, mask="bool", left_window_size=1,
+                                    right_window_size=2),
+    }
+    for name, fn in table.items():
+        operator.example(fn, name=name)
+
+    @operator.rejection(name="3d_heads_not_dividing")
+    def heads_not_dividing(v, t, rng):
+        """q_num_heads = 3, kv_num_heads = 2: GQA needs 'q_num_heads % kv_num_heads == 0'."""
+        Q = rand(t["T1"], (1, 2, 3 * 4), rng)
+        K = rand(t["T1"], (1, 3, 2 * 4), rng)
+        V = rand(t["T2"], (1, 3, 2 * 4), rng)
+        return Case({"Q": Q, "K": K, "V": V},
+                    {"Y": Declared(t["T1"], (1, 2, 12)), "present_key": None, "present_value": None,
+                     "qk_matmul_output": None},
+                    {"q_num_heads": 3, "kv_num_heads": 2},
+                    error="Group-query Attention (GQA): 'q_num_heads > kv_num_heads', "
+                          "'q_num_heads % kv_num_heads == 0'")
+
+
+# ---------------------------------------------------------------------------------------------
+# RotaryEmbedding
+
+
+def rotary(v, t, X, cos_cache, sin_cache, position_ids=None, *, interleaved=None, rotary_embedding_dim=None,
+           num_heads=None):
+    x = np.asarray(X)
+    three_d = x.ndim == 3
+    with mpmath.workprec(PREC):
+        ex = _mp(x)
+        if three_d:
+            B, S, Hd = ex.shape
+            ex = ex.reshape(B, S, num_heads, Hd // num_heads)
+        else:
+            ex = ex.transpose(0, 2, 1, 3)
+        B, S, H, D = ex.shape
+        R = rotary_embedding_dim or D
+        half = R // 2
+        c, s_ = _mp(cos_cache), _mp(sin_cache)
+        out = ex.copy()
+        mag = mpmath.mpf(0)
+        for b in range(B):
+            for i in range(S):
+                row = (int(position_ids[b][i]),) if position_ids is not None else (b, i)
+                for h in range(H):
+                    for k in range(half):
+                        a, z = (2 * k, 2 * k + 1) if interleaved else (k, k + half)
+                        x1, x2 = ex[b, i, h, a], ex[b, i, h, z]
+                        cs, sn = c[row + (k,)], s_[row + (k,)]
+                        out[b, i, h, a] = x1 * cs - x2 * sn
+                        out[b, i, h, z] = x1 * sn + x2 * cs
+                        mag = max(mag, abs(x1 * cs) + abs(x2 * sn), abs(x1 * sn) + abs(x2 * cs))
+        out = out.reshape(x.shape) if three_d else out.transpose(0, 2, 1, 3)
+        y = _round(out, t.dtype)
+    attrs = {k: a for k, a in (("interleaved", interleaved), ("rotary_embedding_dim", rotary_embedding_dim),
+                               ("num_heads", num_heads)) if a is not None}
+    inputs = {"X": X, "cos_cache": cos_cache, "sin_cache": sin_cache,
+              "position_ids": None if position_ids is None else np.asarray(position_ids, np.int64)}
+    return Case(inputs, {"Y": y}, attrs, tolerance=accumulation(t.dtype, 2, float(mag)))
+
+
+def rotary_examples(operator) -> None:
+    """onnx's documented examples (random data: ours from the case's rng, same shapes and attributes)."""
+
+    def make(shape=(2, 4, 3, 8), cache=(50, 4), positions=True, **attrs):
+        def example(v, t, rng):
+            X = rand(t.dtype, shape, rng)
+            B, S = shape[0], (shape[1] if len(shape) == 3 else shape[2])
+            c_shape = cache if positions else (B, S, cache[-1])
+            cos = rand(t.dtype, c_shape, rng)
+            sin = rand(t.dtype, c_shape, rng)
+            pos = rng.integers(0, cache[0], size=(B, S)).astype(np.int64) if positions else None
+            return rotary(v, t, X, cos, sin, pos, **attrs)
+        return example
+
+    table = {
+        "default": make(),
+        "3d_input": make(shape=(2, 3, 32), num_heads=4),
+        "interleaved": make(interleaved=1),
+        "with_rotary_dim": make(cache=(50, 2), rotary_embedding_dim=4),
+        "with_interleaved_rotary_dim": make(cache=(50, 2), rotary_embedding_dim=4, interleaved=1),
+        "no_position_ids": make(positions=False),
+        "no_position_ids_interleaved": make(positions=False, interleaved=1),
+        "no_position_ids_rotary_dim": make(cache=(50, 2), positions=False, rotary_embedding_dim=4),
+        "3d_input_interleaved_rotary_dim": make(shape=(2, 3, 24), cache=(20, 2), num_heads=2,
+                                                interleaved=1, rotary_embedding_dim=4),
+        "position_ids_repeated_and_last": make(shape=(1, 2, 5, 6), cache=(5, 3)),
+    }
+    for name, fn in table.items():
+        operator.example(fn, name=name)
+
+
+# ---------------------------------------------------------------------------------------------
+# LinearAttention
+
+
+def linear_attention(v, t, query, key, value, past_state=None, decay=None, beta=None, *, q_num_heads,
+                     kv_num_heads, update_rule=None, scale=None, chunk_size=None):
+    rule = update_rule or "gated_delta"
+    with mpmath.workprec(PREC):
+        q, k, val = _mp(query), _mp(key), _mp(value)
+        B, T, _ = q.shape
+        Hq, Hkv = q_num_heads, kv_num_heads
+        dk = q.shape[2] // Hq
+        dv = val.shape[2] // Hkv
+        q = q.reshape(B, T, Hq, dk)
+        k = k.reshape(B, T, Hkv, dk)
+        val = val.reshape(B, T, Hkv, dv)
+        zero = mpmath.mpf(0)
+        S = _mp(past_state) if past_state is not None else np.full((B, Hkv, dk, dv), zero, dtype=object)
+        A = np.vectorize(abs, otypes=[object])(S)  # the absolute-value recurrence
+        g = _mp(decay) if decay is not None else None
+        be = _mp(beta) if beta is not None else None
+        sc = f32(scale) if scale else 1 / mpmath.sqrt(dk)
+        out = np.empty((B, T, Hq, dv), dtype=object)
+        bound = max((x for x in A.reshape(-1)), default=zero)
+        group = Hq // Hkv
+        for b in range(B):
+            for s in range(T):
+                for h in range(Hkv):
+                    kk, vv = k[b, s, h], val[b, s, h]
+                    if rule in ("gated", "gated_delta"):
+                        if g.shape[2] == Hkv * dk:
+                            dec = [mpmath.exp(g[b, s, h * dk + i]) for i in range(dk)]
+                        else:
+                            dec = [mpmath.exp(g[b, s, h])] * dk
+                    else:
+                        dec = [mpmath.mpf(1)] * dk
+                    Sd = np.array([[dec[i] * S[b, h, i, j] for j in range(dv)] for i in range(dk)], dtype=object)
+                    Ad = np.array([[dec[i] * A[b, h, i, j] for j in range(dv)] for i in range(dk)], dtype=object)
+                    if rule in ("delta", "gated_delta"):
+                        bt = be[b, s, h if be.shape[2] == Hkv else 0]
+                        sk = [sum(Sd[i, j] * kk[i] for i in range(dk)) for j in range(dv)]
+                        ak = [sum(Ad[i, j] * abs(kk[i]) for i in range(dk)) for j in range(dv)]
+                        upd = [bt * (vv[j] - sk[j]) for j in range(dv)]
+                        aupd = [abs(bt) * (abs(vv[j]) + ak[j]) for j in range(dv)]
+                    else:
+                        upd = list(vv)
+                        aupd = [abs(x) for x in vv]
+                    for i in range(dk):
+                        for j in range(dv):
+                            S[b, h, i, j] = Sd[i, j] + kk[i] * upd[j]
+                            A[b, h, i, j] = Ad[i, j] + abs(kk[i]) * aupd[j]
+                            bound = max(bound, A[b, h, i, j])
+                for hq in range(Hq):
+                    h = hq // group
+                    for j in range(dv):
+                        out[b, s, hq, j] = sc * sum(q[b, s, hq, i] * S[b, h, i, j] for i in range(dk))
+                        bound = max(bound, sc * sum(abs(q[b, s, hq, i]) * A[b, h, i, j] for i in range(dk)))
+        y = _round(out.reshape(B, T, Hq * dv), t["T"])
+        state = _round(S, t["S"])
+    attrs = {"q_num_heads": Hq, "kv_num_heads": Hkv}
+    for key_, x in (("update_rule", update_rule), ("scale", scale), ("chunk_size", chunk_size)):
+        if x is not None:
+            attrs[key_] = x
+    # one tolerance for both outputs: that of the narrower type where T or S is 16-bit
+    tol_type = next((x for x in (t["T"], t["S"]) if x in ("float16", "bfloat16")), t["T"])
+    tol = accumulation(tol_type, T * (dk + 3), float(bound), after=_ulp("exp", tol_type))
+    return Case({"query": query, "key": key, "value": value, "past_state": past_state, "decay": decay, "beta": beta},
+                {"output": y, "present_state": state}, attrs, tolerance=tol)
+
+
+def randn(type_name, shape, rng, scale=1.0):
+    return (rng.standard_normal(size=shape) * scale).astype(np.float32).astype(numpy_of(type_name))
+
+
+def l2_normalized(type_name, shape, heads, rng):
+    """Keys normalized per head in float32 ('Should be L2-normalized for delta/gated_delta modes'), then the type."""
+    x = rng.standard_normal(size=shape).astype(np.float32)
+    b, t_, hd = shape
+    x4 = x.reshape(b, t_, heads, hd // heads)
+    x4 = x4 / np.maximum(np.linalg.norm(x4, axis=-1, keepdims=True), np.float32(1e-6))
+    return x4.reshape(shape).astype(np.float32).astype(numpy_of(type_name))
+
+
+def linear_attention_examples(operator) -> None:
+    """onnx's documented examples (random data: ours from the case's rng, same shapes and attributes)."""
+
+    def make(rule=None, B=2, T=4, Hq=4, Hkv=4, dk=8, dv=8, past=None, decay="key", beta="head", attr_types=False,
+             **attrs):
+        def example(v, t, rng):
+            if t["S"] != t["T"] and (attr_types or past is None):
+                return NotApplicable("a state type S other than T needs past_state (without it, S is inferred "
+                                     "as T): it runs in decode_step and prefill_with_past")
+            if attr_types and t["T"] != "float":
+                return NotApplicable("edge-case examples run in float; every type is covered by the update-rule examples")
+            r = rule or "gated_delta"
+            T_ = t["T"]
+            query = randn(T_, (B, T, Hq * dk), rng)
+            if r in ("delta", "gated_delta"):
+                key = l2_normalized(T_, (B, T, Hkv * dk), Hkv, rng)
+            else:
+                key = randn(T_, (B, T, Hkv * dk), rng)
+            value = randn(T_, (B, T, Hkv * dv), rng)
+            ps = None
+            if past == "random":
+                ps = randn(t["S"], (B, Hkv, dk, dv), rng, 0.1)
+            elif past == "zeros":
+                ps = np.zeros((B, Hkv, dk, dv), numpy_of(t["S"]))
+            dc = None
+            if r in ("gated", "gated_delta"):
+                width = Hkv * dk if decay == "key" else Hkv
+                dc = (-np.abs(rng.standard_normal(size=(B, T, width))) * 0.1).astype(np.float32).astype(numpy_of(T_))
+            bt = None
+            if r in ("delta", "gated_delta"):
+                bt = rand(T_, (B, T, Hkv if beta == "head" else 1), rng)
+            return linear_attention(v, t, query, key, value, ps, dc, bt, q_num_heads=Hq, kv_num_heads=Hkv,
+                                    update_rule=rule, **attrs)
+        return example
+
+    table = {
+        "linear": make("linear"),
+        "gated": make("gated"),
+        "gated_per_head_decay": make("gated", decay="head"),
+        "delta": make("delta"),
+        "gated_delta": make(),
+        "gated_delta_beta_scalar": make(beta="scalar"),
+        "gated_delta_gqa": make(Hq=8, Hkv=4),
+        "gated_delta_mqa": make(Hq=4, Hkv=1),
+        "decode_step": make(T=1, past="random"),
+        "prefill_with_past": make(past="random"),
+        "no_past_explicit_zeros": make(past="zeros", attr_types=True),
+        "explicit_scale": make(scale=0.25, attr_types=True),
+        "linear_t1_no_past": make("linear", T=1, attr_types=True),
+        "chunk_size_one": make(chunk_size=1, past="random", attr_types=True),
+        "gated_delta_per_head_decay_gqa": make(Hq=4, Hkv=2, decay="head", past="random", attr_types=True),
+    }
+    for name, fn in table.items():
+        operator.example(fn, name=name)
+
+    @operator.rejection(name="heads_not_dividing")
+    def heads_not_dividing(v, t, rng):
+        """q_num_heads = 3, kv_num_heads = 2: 'q_num_heads must be a positive multiple of kv_num_heads'."""
+        T_ = t["T"]
+        return Case({"query": randn(T_, (1, 2, 3 * 4), rng), "key": randn(T_, (1, 2, 2 * 4), rng),
+                     "value": randn(T_, (1, 2, 2 * 4), rng), "past_state": None, "decay": None, "beta": None},
+                    {"output": Declared(T_, (1, 2, 12)), "present_state": Declared(t["S"], (1, 2, 4, 4))},
+                    {"q_num_heads": 3, "kv_num_heads": 2, "update_rule": "linear"},
+                    error="Group-query attention (GQA) is supported: q_num_heads must be a positive multiple "
+                          "of kv_num_heads")

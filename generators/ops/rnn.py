@@ -1,0 +1,8 @@
+"""RNN: the documented one-layer recurrence, step by step in mpmath (generators/recurrent_family.py)."""
+
+from generators.case import Operator
+from generators.recurrent_family import reference_reasons, register
+
+OPERATOR = Operator("RNN", primary="T")
+register(OPERATOR, "RNN")
+reference_reasons(OPERATOR, "RNN")

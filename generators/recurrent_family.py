@@ -1,0 +1,485 @@
+"""RNN, GRU and LSTM: the documented equations run step by step in mpmath, each output rounded once.
+
+Oracle: every input element is exact (a float type's value is a dyadic rational), the attributes
+alpha, beta and clip are FLOAT attributes (the float32 nearest the written value), and the
+recurrence runs in mpmath at rounding.PREC bits: gates in the schema's order (RNN: i; GRU: z, r,
+h; LSTM: i, o, f, c), activations per direction (the list's first half for forward, the second
+for reverse), clip applied to the input of every activation ('Clipping bounds the elements of a
+tensor in the range of [-threshold, +threshold] and is applied to the input of activations').
+Y, Y_h and Y_c are rounded once to the element type at the end.
+
+sequence_lens: a batch entry of length L is processed over its first L steps only (reverse: from
+step L-1 down to 0), and Y_h/Y_c are its state after them. The docs do not say what Y holds past
+a sequence's length, so a case whose sequence_lens leaves steps out asks for Y_h/Y_c only.
+
+R in versions 1 (and GRU-3): their equations write Ht-1*Ri where later versions write
+Ht-1*(Ri^T). The R these versions get is symmetric within each gate's [hidden, hidden] block
+(mirrored from its upper triangle, exactly), so both readings give the same result.
+
+alpha/beta: 'consumed in the order of activation functions'. Whether an activation that takes no
+alpha consumes one is not said, so each example lists activations that all take alpha (and beta)
+or none of them: both readings coincide.
+
+Tolerance rule (per case, all outputs): accumulation(type, n, magnitude, after) with
+n = steps * (input_size + hidden_size + 3) (a step's pre-activation sums the X.W and H.R dot
+products, the two biases and a peephole term, and every step's error carries into the next),
+magnitude = the sum over steps of the largest sum of |terms| of any pre-activation at that step,
+and after = the budget() steps of the activations one step chains (RNN: f; GRU: f, g; LSTM: f, g, h).
+"""
+
+from __future__ import annotations
+
+import re
+
+import mpmath
+import numpy as np
+
+from generators.accuracy import accumulation, budget
+from generators.case import Case, Declared, NotApplicable
+from generators.rounding import PREC, exact, round_to
+from harness.dtypes import numpy_of
+
+GATES = {"RNN": 1, "GRU": 3, "LSTM": 4}
+DEFAULT_ACTIVATIONS = {"RNN": ["Tanh"], "GRU": ["Sigmoid", "Tanh"], "LSTM": ["Sigmoid", "Tanh", "Tanh"]}
+TAKES_ALPHA = {"Affine", "LeakyRelu", "ThresholdedRelu", "ScaledTanh", "HardSigmoid", "Elu"}
+TAKES_BETA = {"Affine", "ScaledTanh", "HardSigmoid"}
+
+
+def f32(x) -> mpmath.mpf:
+    """A FLOAT attribute's value: the float32 nearest the written one, exactly."""
+    return mpmath.mpf(float(np.float32(x)))
+
+
+def activation(name: str, alpha=None, beta=None):
+    """The doc's activation list, in mpmath."""
+    a, b = alpha, beta
+    table = {
+        "Relu": lambda x: x if x > 0 else mpmath.mpf(0),
+        "Tanh": mpmath.tanh,
+        "Sigmoid": lambda x: 1 / (1 + mpmath.exp(-x)),
+        "Affine": lambda x: a * x + b,
+        "LeakyRelu": lambda x: x if x >= 0 else a * x,
+        "ThresholdedRelu": lambda x: x if x >= a else mpmath.mpf(0),
+        "ScaledTanh": lambda x: a * mpmath.tanh(b * x),
+        "HardSigmoid": lambda x: min(max(a * x + b, mpmath.mpf(0)), mpmath.mpf(1)),
+        "Elu": lambda x: x if x >= 0 else a * (mpmath.exp(x) - 1),
+        "Softsign": lambda x: x / (1 + abs(x)),
+        "Softplus": lambda x: mpmath.log(1 + mpmath.exp(x)),
+    }
+    return table[name]
+
+
+def _mp(x) -> np.ndarray:
+    x = np.asarray(x)
+    out = np.empty(x.shape, dtype=object)
+    for i, e in np.ndenumerate(x):
+        out[i] = mpmath.mpf(exact(float(e)))
+    return out
+
+
+def _round(r: np.ndarray, type_name: str) -> np.ndarray:
+    flat = [round_to(e, type_name) for e in r.reshape(-1)]
+    return np.array(flat, dtype=numpy_of(type_name)).reshape(r.shape)
+
+
+def symmetric_blocks(R: np.ndarray, G: int, H: int) -> np.ndarray:
+    """R with each gate's [H, H] block mirrored from its upper triangle (exact in every type)."""
+    R = np.array(R, copy=True)
+    for d in range(R.shape[0]):
+        for g in range(G):
+            block = R[d, g * H:(g + 1) * H, :]
+            upper = np.triu(block)
+            R[d, g * H:(g + 1) * H, :] = upper + np.triu(block, 1).T
+    return R
+
+
+def plain_r(v) -> bool:
+    """Whether the version's equations write Ht-1*Ri (no transpose): RNN-1, GRU-1, GRU-3, LSTM-1."""
+    return re.search(r"\(R\w\^T\)", v.doc) is None
+
+
+def recurrent(op: str, v, t, X, W, R, B=None, sequence_lens=None, initial_h=None, initial_c=None,
+              P=None, *, hidden_size: int, direction: str | None = None, layout: int | None = None,
+              activations=None, alpha=None, beta=None, clip=None, linear_before_reset=None,
+              input_forget=None, want=("Y", "Y_h", "Y_c")):
+    """The Case for one recurrent node; `want` names the outputs asked for (others left out)."""
+    if layout and not v.has_attribute("layout"):
+        return NotApplicable(f"{op}-{v.since_version} has no layout attribute (batch-major shapes are version 14's)")
+    if linear_before_reset and not v.has_attribute("linear_before_reset"):
+        return NotApplicable(f"{op}-{v.since_version} has no linear_before_reset (GRU-3's)")
+    if op == "GRU" and v.since_version == 1 and "Y_h" not in want:
+        return NotApplicable("GRU-1's output Y_h is required ('Y_h' is Single in version 1)")
+    dirs = 2 if direction == "bidirectional" else 1
+    G = GATES[op]
+    H = hidden_size
+    if plain_r(v):
+        R = symmetric_blocks(R, G, H)
+    with mpmath.workprec(PREC):
+        x = _mp(X)
+        if layout:
+            x = x.transpose(1, 0, 2)
+        S, N, I = x.shape
+        w, r = _mp(W), _mp(R)
+        b = _mp(B) if B is not None else np.full((dirs, 2 * G * H), mpmath.mpf(0), dtype=object)
+        p = _mp(P) if P is not None else np.full((dirs, 3 * H), mpmath.mpf(0), dtype=object)
+        zero = np.full((dirs, N, H), mpmath.mpf(0), dtype=object)
+        h0 = zero if initial_h is None else _mp(initial_h).transpose(1, 0, 2) if layout else _mp(initial_h)
+        c0 = zero if initial_c is None else _mp(initial_c).transpose(1, 0, 2) if layout else _mp(initial_c)
+        lens = [S] * N if sequence_lens is None else [int(e) for e in np.asarray(sequence_lens)]
+        names = list(activations) if activations else DEFAULT_ACTIVATIONS[op] * dirs
+        al = list(alpha or [])[::-1]
+        be = list(beta or [])[::-1]
+        fns = []
+        for name in names:
+            a_ = f32(al.pop()) if name in TAKES_ALPHA and al else None
+            b_ = f32(be.pop()) if name in TAKES_BETA and be else None
+            fns.append(activation(name, a_, b_))
+        per = len(DEFAULT_ACTIVATIONS[op])
+        cl = f32(clip) if clip is not None else None
+
+        def act(fn, z):
+            if cl is not None:
+                z = min(max(z, -cl), cl)
+            return fn(z)
+
+        Y = np.full((S, dirs, N, H), mpmath.mpf(0), dtype=object)
+        Yh = np.empty((dirs, N, H), dtype=object)
+        Yc = np.empty((dirs, N, H), dtype=object)
+        step_mag = [mpmath.mpf(0)] * S
+        for d in range(dirs):
+            f = fns[d * per:(d + 1) * per]
+            reverse = direction == "reverse" or d == 1
+            for n in range(N):
+                h = list(h0[d, n])
+                c = list(c0[d, n])
+                order = range(lens[n] - 1, -1, -1) if reverse else range(lens[n])
+                for k, s in enumerate(order):
+                    xs = x[s, n]
+
+                    hn, cn = [None] * H, [None] * H
+                    if op == "RNN":
+                        for j in range(H):
+                            terms = [xs[i] * w[d, j, i] for i in range(I)] + [h[i] * r[d, j, i] for i in range(H)] \
+                                + [b[d, j], b[d, H + j]]
+                            step_mag[k] = max(step_mag[k], sum(abs(e) for e in terms))
+                            hn[j] = act(f[0], sum(terms))
+                    elif op == "GRU":
+                        def lin(g, j, hv):
+                            xw = [xs[i] * w[d, g * H + j, i] for i in range(I)]
+                            hr = [hv[i] * r[d, g * H + j, i] for i in range(H)]
+                            return xw, hr, b[d, g * H + j], b[d, (G + g) * H + j]
+
+                        z = [None] * H
+                        rr = [None] * H
+                        for j in range(H):
+                            xw, hr, wb, rb = lin(0, j, h)
+                            step_mag[k] = max(step_mag[k], sum(abs(e) for e in xw + hr + [wb, rb]))
+                            z[j] = act(f[0], sum(xw) + sum(hr) + wb + rb)
+                            xw, hr, wb, rb = lin(1, j, h)
+                            step_mag[k] = max(step_mag[k], sum(abs(e) for e in xw + hr + [wb, rb]))
+                            rr[j] = act(f[0], sum(xw) + sum(hr) + wb + rb)
+                        rh = [rr[i] * h[i] for i in range(H)]
+                        for j in range(H):
+                            if linear_before_reset:
+                                xw, hr, wb, rb = lin(2, j, h)
+                                terms = xw + [rr[j] * e for e in hr] + [rr[j] * rb, wb]
+                                pre_ = sum(xw) + rr[j] * (sum(hr) + rb) + wb
+                            else:
+                                xw, hr, wb, rb = lin(2, j, rh)
+                                terms = xw + hr + [wb, rb]
+                                pre_ = sum(terms)
+                            step_mag[k] = max(step_mag[k], sum(abs(e) for e in terms))
+                            hh = act(f[1], pre_)
+                            hn[j] = (1 - z[j]) * hh + z[j] * h[j]
+                    else:  # LSTM, gates i, o, f, c; peepholes P[iof]
+                        def gate(g, j, peep):
+                            terms = [xs[i] * w[d, g * H + j, i] for i in range(I)] \
+                                + [h[i] * r[d, g * H + j, i] for i in range(H)] \
+                                + [b[d, g * H + j], b[d, (G + g) * H + j]] + ([peep] if peep is not None else [])
+                            step_mag[k] = max(step_mag[k], sum(abs(e) for e in terms))
+                            return sum(terms)
+
+                        for j in range(H):
+                            i_ = act(f[0], gate(0, j, p[d, j] * c[j]))
+                            if input_forget:
+                                f_ = 1 - i_
+                            else:
+                                f_ = act(f[0], gate(2, j, p[d, 2 * H + j] * c[j]))
+                            g_ = act(f[1], gate(3, j, None))
+                            cn[j] = f_ * c[j] + i_ * g_
+                            o_ = act(f[0], gate(1, j, p[d, H + j] * cn[j]))
+                            if cl is not None and abs(cn[j]) > cl:
+                                raise ValueError("the cell state passes clip: pick a larger clip (the docs do "
+                                                 "not say whether Ct itself is clipped)")
+                            hn[j] = o_ * act(f[2], cn[j])
+                        c = cn
+                    h = hn
+                    Y[s, d, n] = h
+                Yh[d, n] = h
+                Yc[d, n] = c
+        out_type = t.dtype
+        outs = {"Y": Y, "Y_h": Yh, "Y_c": Yc}
+        if layout:
+            outs = {"Y": Y.transpose(2, 0, 1, 3), "Y_h": Yh.transpose(1, 0, 2), "Y_c": Yc.transpose(1, 0, 2)}
+        if "Y" in want and any(L < S for L in lens):
+            raise ValueError("Y past a sequence's length is undefined: do not ask for Y")
+        formal = ["Y", "Y_h"] + (["Y_c"] if op == "LSTM" else [])
+        outputs = {k_: (_round(outs[k_], out_type) if k_ in want else None) for k_ in formal}
+    attrs = {"hidden_size": H}
+    for k_, val in (("direction", direction), ("layout", layout), ("activations", activations),
+                    ("activation_alpha", alpha), ("activation_beta", beta), ("clip", clip),
+                    ("linear_before_reset", linear_before_reset), ("input_forget", input_forget)):
+        if val is not None:
+            attrs[k_] = val
+    inputs = {"X": X, "W": W, "R": R, "B": B,
+              "sequence_lens": None if sequence_lens is None else np.asarray(sequence_lens, np.int32),
+              "initial_h": initial_h}
+    if op == "LSTM":
+        inputs.update(initial_c=initial_c, P=P)
+    steps = len(DEFAULT_ACTIVATIONS[op])
+    after = steps * (budget("composite", out_type) or {"ulp": 0})["ulp"]
+    mag = float(sum(step_mag)) + 1.0
+    tol = accumulation(out_type, S * (I + H + 3), mag, after=after)
+    return Case(inputs, outputs, attrs, tolerance=tol)
+
+
+def ones(t, shape, scale) -> np.ndarray:
+    """scale * ones, as the documented examples build W and R (float32 product, then the type)."""
+    return (np.float32(scale) * np.ones(shape, np.float32)).astype(t.np())
+
+
+def scaled(t, shape, scales) -> np.ndarray:
+    """Per-direction scales times ones (the documented bidirectional W and R)."""
+    s = np.array(scales, dtype=np.float32).reshape(-1, 1, 1)
+    return (s * np.ones(shape, np.float32)).astype(t.np())
+
+
+def cast(doc, t) -> np.ndarray:
+    return np.array(doc, dtype=np.float64).astype(t.np())
+
+
+def small(t, shape, rng, scale=0.5) -> np.ndarray:
+    """Random data in [-scale, scale): the state stays where the activations are not saturated."""
+    x = rng.uniform(-scale, scale, size=shape)
+    return x.astype(np.float32).astype(t.np())
+
+
+ATTRIBUTE_TYPES = ("float", "float16")
+
+
+def attribute_types(t):
+    """Attribute examples run in a subset of the types."""
+    if t.dtype not in ATTRIBUTE_TYPES:
+        return NotApplicable(f"attribute examples run in {', '.join(ATTRIBUTE_TYPES)}; "
+                             f"{t.dtype} is covered by the documented examples")
+    return None
+
+
+def register(operator, op: str) -> None:
+    """The examples shared by the three operators: onnx's documented ones and the attribute and edge cases."""
+    G = GATES[op]
+    DOC_X2 = [[[1.0, 2.0]], [[3.0, 4.0]], [[5.0, 6.0]]]
+    run = lambda v, t, *a, **k: recurrent(op, v, t, *a, **k)
+    hs = {"RNN": dict(defaults=4, bias=5, batch=4, rev=4, bi=4, seq=5),
+          "GRU": dict(defaults=5, bias=3, batch=6, rev=5, bi=5, seq=5),
+          "LSTM": dict(defaults=3, bias=4, batch=7, rev=3, bi=3, seq=5)}[op]
+    batch_scale = {"RNN": 0.5, "GRU": 0.2, "LSTM": 0.3}[op]
+    doc_want = {"RNN": ("Y_h",), "GRU": ("Y", "Y_h"), "LSTM": ("Y_h", "Y_c")}[op]
+
+    @operator.example(name="defaults")
+    def defaults(v, t, rng):
+        H, I = hs["defaults"], 2
+        return run(v, t, cast([[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]], t), ones(t, (1, G * H, I), 0.1),
+                   ones(t, (1, G * H, H), 0.1), hidden_size=H, want=("Y_h",))
+
+    @operator.example(name="with_initial_bias")
+    def with_initial_bias(v, t, rng):
+        H, I = hs["bias"], 3
+        B = np.concatenate([ones(t, (1, G * H), 0.1), np.zeros((1, G * H), t.np())], axis=1)
+        return run(v, t, cast([[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]]], t),
+                   ones(t, (1, G * H, I), 0.1), ones(t, (1, G * H, H), 0.1), B, hidden_size=H, want=("Y_h",))
+
+    @operator.example(name="seq_length")
+    def seq_length(v, t, rng):
+        """The documented input with random weights (ours from the case's rng, kept small)."""
+        H, I = hs["seq"], 3
+        X = cast([[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]],
+                  [[10.0, 11.0, 12.0], [13.0, 14.0, 15.0], [16.0, 17.0, 18.0]]], t)
+        return run(v, t, X, small(t, (1, G * H, I), rng, 0.1), small(t, (1, G * H, H), rng, 0.5),
+                   small(t, (1, 2 * G * H), rng, 0.5), hidden_size=H, want=("Y_h",))
+
+    @operator.example(name="batchwise")
+    def batchwise(v, t, rng):
+        H, I = hs["batch"], 2
+        return run(v, t, cast(DOC_X2, t), ones(t, (1, G * H, I), batch_scale), ones(t, (1, G * H, H), batch_scale),
+                   hidden_size=H, layout=1, want=("Y", "Y_h"))
+
+    @operator.example(name="reverse")
+    def reverse(v, t, rng):
+        H, I = hs["rev"], 2
+        return run(v, t, cast(DOC_X2, t), ones(t, (1, G * H, I), 0.1), ones(t, (1, G * H, H), 0.1),
+                   hidden_size=H, direction="reverse", want=doc_want)
+
+    @operator.example(name="bidirectional")
+    def bidirectional(v, t, rng):
+        H, I = hs["bi"], 2
+        return run(v, t, cast(DOC_X2, t), scaled(t, (2, G * H, I), [0.5, 2.0]),
+                   scaled(t, (2, G * H, H), [0.5, 2.0]), hidden_size=H, direction="bidirectional", want=doc_want)
+
+    def full_inputs(t, rng, dirs, N, S, I, H, layout=0):
+        X = small(t, (N, S, I) if layout else (S, N, I), rng, 1.0)
+        W = small(t, (dirs, G * H, I), rng, 0.5)
+        R = small(t, (dirs, G * H, H), rng, 0.5)
+        B = small(t, (dirs, 2 * G * H), rng, 0.5)
+        h0 = small(t, (N, dirs, H) if layout else (dirs, N, H), rng, 0.5)
+        c0 = small(t, (N, dirs, H) if layout else (dirs, N, H), rng, 0.5) if op == "LSTM" else None
+        P = small(t, (dirs, 3 * H), rng, 0.5) if op == "LSTM" else None
+        return X, W, R, B, h0, c0, P
+
+    all_out = ("Y", "Y_h", "Y_c")
+
+    @operator.example(name="bidirectional_initial_state_all_outputs")
+    def bidirectional_initial_state(v, t, rng):
+        """Every input given (sequence_lens all full): Y, Y_h (and Y_c) in both directions."""
+        X, W, R, B, h0, c0, P = full_inputs(t, rng, 2, 2, 3, 3, 2)
+        return run(v, t, X, W, R, B, [3, 3], h0, c0, P, hidden_size=2, direction="bidirectional", want=all_out)
+
+    @operator.example(name="sequence_lens_shorter")
+    def sequence_lens_shorter(v, t, rng):
+        """Batch entries of lengths 4, 2 and 1 in both directions: only the final states are graded."""
+        X, W, R, B, h0, c0, P = full_inputs(t, rng, 2, 3, 4, 2, 3)
+        return run(v, t, X, W, R, B, [4, 2, 1], h0, c0, P, hidden_size=3, direction="bidirectional",
+                   want=("Y_h", "Y_c"))
+
+    @operator.example(name="layout_bidirectional_initial_state")
+    def layout_bidirectional(v, t, rng):
+        na = attribute_types(t)
+        if na:
+            return na
+        X, W, R, B, h0, c0, P = full_inputs(t, rng, 2, 2, 3, 2, 3, layout=1)
+        return run(v, t, X, W, R, B, None, h0, c0, P, hidden_size=3, direction="bidirectional", layout=1,
+                   want=all_out)
+
+    @operator.example(name="reverse_sequence_lens_layout")
+    def reverse_lens_layout(v, t, rng):
+        na = attribute_types(t)
+        if na:
+            return na
+        X, W, R, B, h0, c0, P = full_inputs(t, rng, 1, 3, 3, 2, 2, layout=1)
+        return run(v, t, X, W, R, B, [1, 3, 2], h0, c0, P, hidden_size=2, direction="reverse", layout=1,
+                   want=("Y_h", "Y_c"))
+
+    @operator.example(name="only_y")
+    def only_y(v, t, rng):
+        na = attribute_types(t)
+        if na:
+            return na
+        X, W, R, B, h0, c0, P = full_inputs(t, rng, 1, 2, 3, 2, 3)
+        return run(v, t, X, W, R, B, hidden_size=3, want=("Y",))
+
+    n_act = len(DEFAULT_ACTIVATIONS[op])
+    families = {
+        "activations_alpha_beta": (["HardSigmoid", "ScaledTanh", "Affine"], [0.3, 1.5, 0.75], [0.4, 0.8, -0.25]),
+        "activations_alpha": (["LeakyRelu", "Elu", "ThresholdedRelu"], [0.05, 0.7, 0.125], None),
+        "activations_plain": (["Softsign", "Softplus", "Relu"], None, None),
+        "activations_default_set": (["Relu", "Sigmoid", "Tanh"], None, None),
+    }
+    for ex_name, (names, alphas, betas) in families.items():
+        def make(names=names, alphas=alphas, betas=betas):
+            def example(v, t, rng):
+                na = attribute_types(t)
+                if na:
+                    return na
+                X, W, R, B, h0, c0, P = full_inputs(t, rng, 2, 2, 3, 2, 3)
+                acts = names[:n_act] * 2
+                al = (alphas[:n_act] * 2) if alphas else None
+                be = (betas[:n_act] * 2) if betas else None
+                return run(v, t, X, W, R, B, None, h0, c0, P, hidden_size=3, direction="bidirectional",
+                           activations=acts, alpha=al, beta=be, want=all_out)
+            return example
+        operator.example(make(), name=ex_name)
+
+    @operator.example(name="clip")
+    def clip(v, t, rng):
+        """clip = 1 binds on the gate inputs (X up to 4); two steps from a zero cell keep |Ct| below it
+        (whether Ct itself is clipped is not said, so the case never depends on it)."""
+        na = attribute_types(t)
+        if na:
+            return na
+        X, W, R, B, h0, c0, P = full_inputs(t, rng, 1, 2, 2, 2, 3)
+        X = (X.astype(np.float32) * 4).astype(t.np())
+        return run(v, t, X, W, R, B, None, h0, None, P, hidden_size=3, clip=1.0, want=all_out)
+
+    @operator.rejection(name="w_wrong_hidden_size")
+    def w_wrong_hidden_size(v, t, rng):
+        """W sized for hidden_size 4 where the attribute says 3."""
+        H, I = 3, 2
+        X = small(t, (3, 1, I), rng)
+        W = small(t, (1, G * 4, I), rng)
+        R = small(t, (1, G * H, H), rng)
+        out = {"Y": Declared(t.dtype, (3, 1, 1, H)), "Y_h": Declared(t.dtype, (1, 1, H))}
+        if op == "LSTM":
+            out["Y_c"] = None
+        return Case({"X": X, "W": W, "R": R}, out, {"hidden_size": H}, error=_w_sentence(v, op))
+
+
+def _w_sentence(v, op) -> str:
+    w = next(i for i in v.schema.inputs if i.name == "W")
+    text = " ".join(w.description.split())
+    return f"W: {text}"
+
+
+def register_gru_extras(operator) -> None:
+    @operator.example(name="linear_before_reset")
+    def linear_before_reset(v, t, rng):
+        """ht = g(Xt*(Wh^T) + (rt (.) (Ht-1*(Rh^T) + Rbh)) + Wbh): the reset gate after the linear map."""
+        H, I, N, S = 3, 2, 2, 3
+        X = small(t, (S, N, I), rng, 1.0)
+        return recurrent("GRU", v, t, X, small(t, (2, 3 * H, I), rng), small(t, (2, 3 * H, H), rng),
+                         small(t, (2, 6 * H), rng), None, small(t, (2, N, H), rng), hidden_size=H,
+                         direction="bidirectional", linear_before_reset=1, want=("Y", "Y_h"))
+
+
+def register_lstm_extras(operator) -> None:
+    @operator.example(name="with_peepholes")
+    def with_peepholes(v, t, rng):
+        H, I = 3, 4
+        X = cast([[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]]], t)
+        N = X.shape[1]
+        return recurrent("LSTM", v, t, X, ones(t, (1, 4 * H, I), 0.1), ones(t, (1, 4 * H, H), 0.1),
+                         np.zeros((1, 8 * H), t.np()), np.repeat(X.shape[0], N).astype(np.int32),
+                         np.zeros((1, N, H), t.np()), np.zeros((1, N, H), t.np()), ones(t, (1, 3 * H), 0.1),
+                         hidden_size=H, want=("Y_h",))
+
+    @operator.example(name="input_forget")
+    def input_forget(v, t, rng):
+        """'Couple the input and forget gates if 1': ft = 1 - it (the forget gate's own weights unused)."""
+        na = attribute_types(t)
+        if na:
+            return na
+        H, I, N, S = 3, 2, 2, 3
+        return recurrent("LSTM", v, t, small(t, (S, N, I), rng, 1.0), small(t, (1, 4 * H, I), rng),
+                         small(t, (1, 4 * H, H), rng), small(t, (1, 8 * H), rng), None,
+                         small(t, (1, N, H), rng), small(t, (1, N, H), rng), small(t, (1, 3 * H), rng),
+                         hidden_size=H, input_forget=1, want=("Y", "Y_h", "Y_c"))
+
+
+def reference_reasons(operator, op: str) -> None:
+    """Where onnx's ReferenceEvaluator (1.23) differs, and why ours stands."""
+    operator.reference_differs(rf"No implementation for operator '{op}' domain '' and version [1-6]\b",
+                               f"the evaluator implements {op} from version 7 only")
+    operator.reference_differs(r"^(sequence_lens_shorter|reverse_sequence_lens_layout) ",
+                               "the evaluator ignores sequence_lens (its _run marks the input unused) and "
+                               "runs every batch entry over the whole sequence")
+    operator.reference_differs(r"^clip ", "the evaluator ignores the clip attribute (marked unused in its _run)")
+    operator.reference_differs(r"^activations_",
+                               "the evaluator ignores activations/activation_alpha/activation_beta (GRU, LSTM: "
+                               "fixed Sigmoid/Tanh) or knows only Tanh and Affine (RNN: 'Unknown activation function')")
+    operator.reference_differs(r"^input_forget ", "the evaluator ignores input_forget (marked unused in its _run)")
+    # 16-bit types: explained only while the difference stays below 0.01 (a few steps of the type)
+    operator.reference_differs(r"^\w+ float16: .*max abs err (0\.00\d*|[\d.]+e-0\d) ",
+                               "the evaluator computes in float16 with numpy, rounding every "
+                               "intermediate sum and product to float16; ours is the exact result rounded once")
+    operator.reference_differs(r"^\w+ bfloat16: .*max abs err (0\.00\d*|[\d.]+e-0\d) ",
+                               "the evaluator computes in bfloat16, rounding every "
+                               "intermediate to bfloat16; ours is the exact result rounded once")
