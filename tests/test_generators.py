@@ -67,6 +67,17 @@ INFERENCE_OBJECTS = {
     "axis_out_of_range": r"Invalid value for attribute axis|Unexpected axis value",
     "training_outputs_in_inference_mode": r"number of op outputs should be 1 when Training_mode = False",
     "incompatible_shapes": r"Incompatible dimensions for matrix multiplication",
+    "negative_pads": r"pads must not contain negative values",
+    "channels_not_divisible_by_group": r"must be divisible by group",
+    "pads_with_auto_pad": r"pads attribute cannot be used simultaneously with auto_pad",
+    "heads_not_dividing": r"must be a multiple of kv_num_heads",
+    "unknown_activation": r"unsupported activation value",
+    # a dimension the schema ties to another (CausalConvWithState's past_state length and depthwise
+    # weight, MaxRoiPool's 5-column rois): inference unifies the two and names the mismatch
+    "past_state_wrong_length": r"Dimension mismatch in unification",
+    "weight_channels_mismatch": r"Dimension mismatch in unification",
+    "weight_not_depthwise": r"Dimension mismatch in unification",
+    "rois_four_columns": r"Dimension mismatch in unification",
     # Clip's min and Pow-1/7's Y of another type than the input: onnx's inference names exactly that
     "min_max_types_differ": r"min has inconsistent type",
     "types_differ": r"inconsistent type|bound to different types",
