@@ -1,0 +1,144 @@
+"""DFT: y[k] = sum_n x[n] e^(-2 pi j k n / N) along one signal axis (inverse: 1/N and e^(+...)), real or complex
+input in the [..., 2] layout, RFFT and IRFFT by onesided; computed in mpmath, rounded once (signal_family)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from generators import values
+from generators.case import Case, Declared, NotApplicable, Operator
+from generators.rounding import round_to
+from generators.signal_family import dft
+from harness.dtypes import numpy_of
+
+OPERATOR = Operator("DFT", primary="T1", defaults={"T2": "int64"})
+
+NO_LENGTH = "T2 types only dft_length, which this example leaves out; dft_length_pad and dft_length_cut cover them"
+
+
+def node(v, t, x, axis=None, dft_length=None, inverse=None, onesided=None):
+    """The node by version: axis an attribute (DFT-17, default 1) or an input (DFT-20, default -2)."""
+    if dft_length is None and t["T2"] != "int64":
+        return NotApplicable(NO_LENGTH)
+    x = np.asarray(x).astype(numpy_of(t["T1"]))
+    rank = x.ndim
+    default_axis = 1 if v.since_version == 17 else -2
+    use = default_axis if axis is None else axis
+    norm = use % rank
+    y, tol = dft(x, norm, t["T1"], dft_length, bool(inverse), bool(onesided))
+    attrs = {k: a for k, a in (("inverse", inverse), ("onesided", onesided)) if a is not None}
+    inputs = {"input": x, "dft_length": None if dft_length is None else np.array(dft_length, numpy_of(t["T2"]))}
+    if v.since_version == 17:
+        if axis is not None:
+            attrs["axis"] = axis
+    elif axis is not None:
+        inputs["axis"] = np.array(axis, np.int64)
+    return Case(inputs, {"output": y}, attrs, tolerance=tol)
+
+
+def arange_real():
+    return np.arange(100, dtype=np.float64).reshape(1, 10, 10, 1)
+
+
+# onnx's documented examples (test_dft, test_dft_axis, ... at DFT-20 with the axis input; test_dft_opset19,
+# test_dft_axis_opset19, ... at DFT-17 with the axis attribute): the same example written by version
+
+
+@OPERATOR.example
+def default(v, t, rng):
+    """test_dft / test_dft_opset19: 0..99 as 10x10, along the first signal axis (axis 1)."""
+    return node(v, t, arange_real(), axis=1)
+
+
+@OPERATOR.example
+def axis(v, t, rng):
+    return node(v, t, arange_real(), axis=2)
+
+
+@OPERATOR.example
+def inverse(v, t, rng):
+    """0..99 as complex values (imaginary parts 0), inverse."""
+    x = np.stack([np.arange(100.0).reshape(10, 10), np.zeros((10, 10))], axis=-1)[None]
+    return node(v, t, x, axis=1, inverse=1)
+
+
+@OPERATOR.example
+def rfft(v, t, rng):
+    return node(v, t, arange_real(), axis=1, onesided=1)
+
+
+@OPERATOR.example
+def irfft(v, t, rng):
+    """The one-sided spectrum of 0..99 (10x10 along axis 1), rounded to the type, back to a real signal of 10."""
+    exact = dft(np.arange(100, dtype=np.float64).reshape(1, 10, 10, 1), 1, "double", onesided=True)[0]
+    spectrum = exact.astype(np.float64)
+    spectrum = np.array([round_to(float(e), t["T1"]) for e in spectrum.reshape(-1)],
+                        dtype=numpy_of(t["T1"])).reshape(spectrum.shape)
+    return node(v, t, spectrum, axis=1, onesided=1, inverse=1)
+
+
+# the rest of the spec: dft_length, negative axes, complex input, odd lengths
+
+
+def signal(t, shape, rng, complex_in=False):
+    x = values.sample(t["T1"], shape + ((2,) if complex_in else (1,)), rng, specials=False) / 8
+    return x.astype(numpy_of(t["T1"]))
+
+
+@OPERATOR.example
+def dft_length_pad(v, t, rng):
+    """dft_length 9 over a signal axis of 6: zero-padded."""
+    return node(v, t, signal(t, (2, 6, 3), rng, complex_in=True), axis=1, dft_length=9)
+
+
+@OPERATOR.example
+def dft_length_cut(v, t, rng):
+    """dft_length 5 over 7: only the first 5 values are used; onesided (RFFT) of an odd length."""
+    return node(v, t, signal(t, (2, 3, 7), rng), axis=2, dft_length=5, onesided=1)
+
+
+@OPERATOR.example
+def negative_axis_complex(v, t, rng):
+    """axis -3 of a rank-4 input (the first signal axis), complex input, 15 complex values."""
+    return node(v, t, signal(t, (1, 5, 3), rng, complex_in=True), axis=-3)
+
+
+@OPERATOR.example
+def inverse_real_input(v, t, rng):
+    """An inverse DFT of a real signal of 7 (odd): complex output, 1/N scaled."""
+    return node(v, t, signal(t, (3, 7), rng), axis=1, inverse=1)
+
+
+@OPERATOR.example
+def irfft_odd_length(v, t, rng):
+    """IRFFT to an odd dft_length 7 from 4 one-sided bins (no Nyquist bin); bin 0 real."""
+    x = signal(t, (2, 4), rng, complex_in=True)
+    x[:, 0, 1] = 0
+    return node(v, t, x, axis=1, dft_length=7, onesided=1, inverse=1)
+
+
+@OPERATOR.rejection
+def rfft_complex_input(v, t, rng):
+    """onesided=1, inverse=0 with a complex input."""
+    x = np.zeros((1, 4, 2), np.float32)
+    return Case({"input": x}, {"output": Declared("float", (1, 3, 2))}, {"onesided": 1},
+                error="When onesided=1 and inverse=0 (forward DFT), only real input is supported")
+
+
+@OPERATOR.rejection
+def axis_is_the_complex_dimension(v, t, rng):
+    """axis = r - 1, the [real, imaginary] dimension."""
+    x = np.zeros((1, 4, 2), np.float32)
+    inputs, attrs = {"input": x}, {}
+    if v.since_version == 17:
+        attrs["axis"] = 2
+    else:
+        inputs.update(dft_length=None, axis=np.array(2, np.int64))
+    return Case(inputs, {"output": Declared("float", (1, 4, 2))}, attrs,
+                error="The last dimension is for representing complex numbers and thus is an invalid axis.")
+
+
+# Where onnx's ReferenceEvaluator (1.23) differs from our value, and why ours stands (cases/crosscheck.md).
+OPERATOR.reference_differs(
+    r"^rfft_complex_input .*returned outputs for an expect-error case",
+    "the evaluator's RFFT takes the real parts of a complex input instead of refusing it")

@@ -1,0 +1,53 @@
+"""MelWeightMatrix: triangular filters between mel-spaced corners (mel(f) = 2595 log10(1 + f/700)), peak 1.0,
+over the dft_length // 2 + 1 one-sided bins; corners at PREC bits, weights exact fractions rounded once
+(signal_family.mel_weight_matrix, the algorithm onnx's documented example spells out)."""
+
+from __future__ import annotations
+
+import numpy as np
+from onnx import helper
+
+from generators import values
+from generators.case import Case, NotApplicable, Operator
+from generators.linalg_family import to_type
+from generators.signal_family import mel_weight_matrix
+from harness.dtypes import numpy_of
+
+OPERATOR = Operator("MelWeightMatrix", primary="T3", defaults={"T1": "int32", "T2": "float"})
+
+
+def case(t, num_mel_bins, dft_length, sample_rate, lower, upper, spread_t1_t2=True):
+    out_type = t["T3"]
+    if not spread_t1_t2 and (t["T1"] != "int32" or t["T2"] != "float"):
+        return NotApplicable("the input types (T1, T2) are covered by the documented example")
+    t2 = numpy_of(t["T2"])
+    lo, hi = np.array(lower, np.float64).astype(t2), np.array(upper, np.float64).astype(t2)
+    w = mel_weight_matrix(num_mel_bins, dft_length, sample_rate, float(lo), float(hi))
+    if values.is_int(out_type) and any(e.denominator != 1 for e in w.reshape(-1)):
+        return NotApplicable("output_datatype: weights strictly between 0 and 1 have no integer value, and the "
+                             "spec does not say how they become integers")
+    y = to_type(w, out_type)
+    attrs = {} if out_type == "float" else {"output_datatype": helper.np_dtype_to_tensor_dtype(numpy_of(out_type))}
+    t1 = numpy_of(t["T1"])
+    inputs = {"num_mel_bins": np.array(num_mel_bins, t1), "dft_length": np.array(dft_length, t1),
+              "sample_rate": np.array(sample_rate, t1), "lower_edge_hertz": lo, "upper_edge_hertz": hi}
+    return Case(inputs, {"output": y}, attrs,
+                tolerance={"ulp": 0} if values.is_float(out_type) else None)
+
+
+@OPERATOR.example
+def default(v, t, rng):
+    """onnx's test_melweightmatrix: 8 mel bins, dft_length 16, 8192 Hz, 0 to 4096 Hz (every weight 0 or 1)."""
+    return case(t, 8, 16, 8192, 0.0, 4096.0)
+
+
+@OPERATOR.example
+def wide_triangles(v, t, rng):
+    """4 mel bins over 100 to 6000 Hz of a 64-point DFT at 16 kHz: triangles several bins wide, fractional weights."""
+    return case(t, 4, 64, 16000, 100.0, 6000.0, spread_t1_t2=False)
+
+
+@OPERATOR.example
+def odd_dft_length(v, t, rng):
+    """dft_length 25 (13 one-sided bins), 5 mel bins, 22050 Hz, 300 to 9000 Hz."""
+    return case(t, 5, 25, 22050, 300.0, 9000.0, spread_t1_t2=False)

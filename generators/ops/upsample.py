@@ -1,0 +1,94 @@
+"""Upsample: output_dimension = floor(input_dimension * scale); nearest repeats each element `scale` times
+along each axis (Upsample-1's documented example), for whole scales (resize_family)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from generators import values
+from generators.case import Case, Declared, NotApplicable, Operator
+from generators.resize_family import f32, plan, resize
+from harness.dtypes import numpy_of
+
+OPERATOR = Operator("Upsample")
+
+NO_MAPPING = ("the doc defines the output size only ('output_dimension = floor(input_dimension * scale)') and no "
+              "coordinate mapping: only nearest upsampling by whole scales (each element repeated, as Upsample-1's "
+              "documented example shows) has a defined result")
+
+
+def upsample(v, t, x, scales, mode="nearest"):
+    if mode != "nearest" or any(float(s) != int(s) for s in scales):
+        return NotApplicable(NO_MAPPING)
+    x = np.asarray(x)
+    p = plan(x.shape, scales=[f32(s) for s in scales], ctm="asymmetric")
+    y, tol = resize(x, t.dtype, p, mode="nearest", ctm="asymmetric", nearest_mode="floor")
+    attrs = {"mode": mode}
+    inputs = {"X": x}
+    if v.since_version == 1:
+        if x.ndim != 4 or scales[0] != 1 or scales[1] != 1:
+            return NotApplicable("Upsample-1 scales the last two axes of a 4-D [N,C,H,W] input only")
+        attrs.update(height_scale=float(scales[2]), width_scale=float(scales[3]))
+    elif v.since_version == 7:
+        attrs["scales"] = [float(s) for s in scales]
+    else:
+        inputs["scales"] = np.array(scales, np.float32)
+    return Case(inputs, {"Y": y}, attrs, tolerance=tol)
+
+
+@OPERATOR.example
+def nearest(v, t, rng):
+    """onnx's test_upsample_nearest: [[1, 2], [3, 4]] by (1, 1, 2, 3), in every type."""
+    x = np.array([[[[1, 2], [3, 4]]]], np.float64)
+    if t.dtype == "string":
+        x = x.astype(np.int64).astype(str).astype(object)
+    else:
+        x = x.astype(numpy_of(t.dtype))
+    return upsample(v, t, x, [1, 1, 2, 3])
+
+
+@OPERATOR.example
+def nearest_types(v, t, rng):
+    """Each type's own values (NaN, -0.0, extremes, strings) moved, 15 elements (odd)."""
+    return upsample(v, t, values.sample(t.dtype, (1, 1, 3, 5), rng), [1, 1, 3, 2])
+
+
+@OPERATOR.example
+def nearest_rank3_all_axes(v, t, rng):
+    """Every axis scaled, the first by 1 (N-D from Upsample-7)."""
+    if t.dtype != "float":
+        return NotApplicable("runs in float; the types are covered by nearest and nearest_types")
+    if v.since_version == 1:
+        return NotApplicable("Upsample-1 scales the last two axes of a 4-D [N,C,H,W] input only")
+    return upsample(v, t, values.sample("float", (2, 3, 1), rng), [1, 2, 4])
+
+
+@OPERATOR.example
+def bilinear(v, t, rng):
+    return upsample(v, t, np.zeros((1, 1, 2, 2), numpy_of(t.dtype)), [1, 1, 2, 2],
+                    mode="bilinear" if v.since_version == 1 else "linear")
+
+
+@OPERATOR.rejection
+def scale_below_one(v, t, rng):
+    """A scale of 0.5: 'It takes value greater than or equal to 1.'"""
+    x = np.array([[[[1, 2], [3, 4]]]], np.float32)
+    attrs = {"mode": "nearest"}
+    inputs = {"X": x}
+    if v.since_version == 1:
+        attrs.update(height_scale=0.5, width_scale=1.0)
+        sentence = "height_scale: The scale along height dimension. It takes value greater than or equal to 1."
+    elif v.since_version == 7:
+        attrs["scales"] = [1.0, 1.0, 0.5, 1.0]
+        sentence = "scales: ... It takes value greater than or equal to 1."
+    else:
+        inputs["scales"] = np.array([1, 1, 0.5, 1], np.float32)
+        sentence = "scales: ... It takes value greater than or equal to 1."
+    return Case(inputs, {"Y": Declared("float", (1, 1, 1, 2))}, attrs, error=sentence)
+
+
+# Where onnx's ReferenceEvaluator (1.23) differs from our value, and why ours stands (cases/crosscheck.md).
+OPERATOR.reference_differs(
+    r"Issues with types .*attributes \['(height_scale', 'mode', 'width_scale|mode', 'scales)'\]",
+    "the evaluator implements Upsample with the scales input (version 9 on) only, not Upsample-1's "
+    "height_scale/width_scale nor Upsample-7's scales attribute")
