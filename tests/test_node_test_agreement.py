@@ -112,12 +112,24 @@ def test_expected_outputs_equal_onnx_node_tests_where_both_carry_the_example(gen
             if len(exp) != len(got) or not all(_same(g, e) for g, e in zip(got, exp)):
                 # onnx's value graded as a backend's would be against our case: within its tolerance
                 # (onnx computes exp, sin, ... in float32 with numpy, a unit in the last place off at most)
-                if compare_outputs(got, exp, tolerance).status != "pass":
+                if compare_outputs(got, exp, tolerance).status != "pass" and not _printed(case.name, got, exp):
                     differ.append(f"{case.name} vs {name}")
     assert not differ, differ
     # Not vacuous: the documented examples with fixed data are mirrored.
     print(f"{len({m for m, _ in matched})} of onnx's node tests match one of our examples")
     assert len({m for m, _ in matched}) >= MIN_MATCHED, sorted({m for m, _ in matched})
+
+
+# onnx node tests whose expected outputs are the documentation's printed digits, not computed values:
+# ours (exact, and what onnxruntime and the reference evaluator give) must print the same.
+PRINTED_DECIMALS = {"test_gridsample_bicubic": 4}  # -0.1406 for the exact -0.140625
+
+
+def _printed(case: str, got: list, expected: list) -> bool:
+    places = PRINTED_DECIMALS.get(case)
+    return places is not None and len(got) == len(expected) and all(
+        np.array_equal(np.round(np.asarray(g, np.float64), places).astype(np.asarray(e).dtype), np.asarray(e))
+        for g, e in zip(got, expected))
 
 
 MIN_MATCHED = 270  # 285 of onnx's node tests match one of our examples today
