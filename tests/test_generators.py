@@ -231,6 +231,8 @@ def test_coverage_of_every_operator_s_cells(corpus):
     assert s["total"] == len(coverage.cells(ops))
     assert s["versions_covered"] == s["versions"], coverage.summary_lines(s)[:20]
     for op, row in s["per_op"].items():
+        if not row["cells"]:  # no type parameter (NonMaxSuppression, StringNormalizer): its versions count
+            continue
         if op in UNCOVERABLE:
             reasons = {r for m, rs in s["missing"] if m[0] == op for r in rs}
             assert any(UNCOVERABLE[op] in r for r in reasons), (op, reasons)

@@ -1,0 +1,212 @@
+"""NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss: one exact oracle for the loss and its reductions.
+
+loss[n][d...] = -input[n][c][d...] * weight[c] with c = target[n][d...], and 0 where the target
+equals ignore_index; reduction 'none' keeps that tensor, 'sum' adds it, 'mean' divides the sum by
+the sum of the weights taken (weight[c] over the targets not ignored; 1 each without a weight).
+Without a weight, the text's "mean(loss)" leaves open whether ignored targets count; the schema's
+function body (ReduceSum(loss) / ReduceSum(Where(mask, 0, 1))) and onnx's examples divide by the
+targets not ignored, and so does this oracle.
+
+SoftmaxCrossEntropyLoss feeds the same loss with y = Log(Softmax(scores)) along axis 1, computed
+in mpmath at PREC bits. Everything is exact (Fraction) or high precision until one rounding.
+
+The documented examples draw their data from numpy's legacy generator seeded with 0 (input by
+rand, target by randint(0, C), weight by rand or a stated list), then set one target to the
+ignore_index: DOC_DATA rebuilds that data, so our cases carry the same inputs as onnx's node tests.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+
+from generators import accuracy
+from generators.case import Case, Declared, NotApplicable
+from generators.rounding import PREC, round_to
+from harness.dtypes import numpy_of
+
+REDUCTIONS = ("none", "sum", "mean")
+
+
+def doc_data(shape, weight=None, ii_at=None, ii=None, seed=0):
+    """(input, target, weight) as onnx's examples build them: RandomState(0).rand(shape),
+    randint(0, C, target shape) as int64, then the weight: 'rand' (rand(C)), a list, or None."""
+    r = np.random.RandomState(seed)
+    x = r.rand(*shape).astype(np.float32)
+    n, c = shape[0], shape[1]
+    target = r.randint(0, high=c, size=(n, *shape[2:])).astype(np.int64)
+    if ii_at is not None:
+        target[ii_at] = ii
+    if isinstance(weight, str):
+        w = r.rand(c).astype(np.float32)
+    elif weight is not None:
+        w = np.array(weight, dtype=np.float32)
+    else:
+        w = None
+    return x, target, w
+
+
+def _exact(x) -> list:
+    return [Fraction(float(e)) for e in np.asarray(x).reshape(-1)]
+
+
+def log_softmax_axis1(x: np.ndarray) -> list:
+    """Log(Softmax(x)) along axis 1 at PREC bits, as nested [n][c][flat d] lists of mpf."""
+    n, c = x.shape[0], x.shape[1]
+    flat = x.reshape(n, c, -1).astype(np.float64)
+    out = [[[None] * flat.shape[2] for _ in range(c)] for _ in range(n)]
+    with mpmath.workprec(PREC):
+        for i in range(n):
+            for d in range(flat.shape[2]):
+                col = [mpmath.mpf(float(v)) for v in flat[i, :, d]]
+                m = max(col)
+                log_s = mpmath.log(mpmath.fsum(mpmath.exp(v - m) for v in col))
+                for k in range(c):
+                    out[i][k][d] = (col[k] - m) - log_s
+    return out
+
+
+def loss(x, target, weight, reduction, ignore_index, type_name, log_prob=None):
+    """(the loss rounded once to type_name, its tolerance).
+
+    log_prob: None for NegativeLogLikelihoodLoss (the input is y), else y as log_softmax_axis1 gives it."""
+    n, c = x.shape[0], x.shape[1]
+    flat_t = target.reshape(n, -1)
+    dsize = flat_t.shape[1]
+    if log_prob is None:
+        xs = x.reshape(n, c, -1)
+        y = lambda i, k, d: Fraction(float(xs[i, k, d]))  # noqa: E731
+    else:
+        y = lambda i, k, d: log_prob[i][k][d]  # noqa: E731
+    w = None if weight is None else [Fraction(float(v)) for v in weight]
+    terms, taken = [], []
+    with mpmath.workprec(PREC):
+        for i in range(n):
+            for d in range(dsize):
+                t = int(flat_t[i, d])
+                if ignore_index is not None and t == ignore_index:
+                    terms.append(0)
+                    taken.append(Fraction(0))
+                    continue
+                wt = Fraction(1) if w is None else w[t]
+                v = y(i, t, d)
+                terms.append(-v * (mpmath.mpf(wt.numerator) / wt.denominator) if log_prob is not None else -v * wt)
+                taken.append(wt)
+        if reduction == "none":
+            out = np.array([round_to(v, type_name) for v in terms], dtype=numpy_of(type_name)).reshape(target.shape)
+            tol = _tolerance(type_name, 1, max((abs(float(v)) for v in terms), default=0.0), log_prob is not None)
+            return out, tol
+        total = mpmath.fsum(terms) if log_prob is not None else sum(terms, Fraction(0))
+        magnitude = float(sum(abs(mpmath.mpf(v) if not isinstance(v, Fraction) else mpmath.mpf(v.numerator) / v.denominator)
+                              for v in terms))
+        if reduction == "sum":
+            return round_to(total, type_name), _tolerance(type_name, len(terms), magnitude, log_prob is not None)
+        wsum = sum(taken, Fraction(0))
+        if wsum == 0:
+            return None, None
+        if log_prob is not None:
+            value = total / (mpmath.mpf(wsum.numerator) / wsum.denominator)
+        else:
+            value = total / wsum
+        # the sum's error over the weights' sum, plus the weights' sum's own (relative) error
+        scale = (magnitude + abs(float(value)) * float(sum(abs(v) for v in taken))) / float(wsum)
+        return round_to(value, type_name), _tolerance(type_name, len(terms), scale, log_prob is not None, after=3)
+
+
+def _tolerance(type_name, n, magnitude, transcendental, after=0):
+    """Accumulation over n terms (accuracy.accumulation); a Log(Softmax) term adds its own budget."""
+    extra = accuracy.budget("composite", type_name)["ulp"] if transcendental else 0
+    tol = accuracy.accumulation(type_name, n, magnitude, after=after + extra)
+    if transcendental:
+        # each term y = (x - max) - log(sum exp) carries a few epsilon of its own magnitude
+        eps = accuracy.EPSILON["float" if type_name in ("float16", "bfloat16") else type_name]
+        tol["atol"] = tol.get("atol", 0.0) + 8 * eps * magnitude
+    return tol
+
+
+def log_prob_array(lp, shape, type_name):
+    n, c = shape[0], shape[1]
+    flat = np.empty((n, c, len(lp[0][0])), dtype=numpy_of(type_name))
+    for i in range(n):
+        for k in range(c):
+            flat[i, k] = [round_to(v, type_name) for v in lp[i][k]]
+    return flat.reshape(shape)
+
+
+def log_prob_tolerance(type_name, x):
+    """Each y = (x - max) - log(sum exp(x - max)): the composite budget, and a few epsilon of
+    |x - max| + log(C) absolute where the difference cancels."""
+    tol = dict(accuracy.budget("composite", type_name))
+    eps = accuracy.EPSILON["float" if type_name in ("float16", "bfloat16") else type_name]
+    spread = float(np.ptp(x.astype(np.float64))) + float(np.log(max(2, x.shape[1])))
+    tol["atol"] = 8 * eps * spread
+    return tol
+
+
+def build(op, v, t, x, target, weight, reduction, ignore_index, with_log_prob=False, explicit=False):
+    """One case: inputs converted to the binding's types (T for input and weight, Tind for target).
+    `explicit`: state reduction even where it is the default 'mean' (as onnx's examples do)."""
+    if ignore_index is not None and not v.has_attribute("ignore_index"):
+        return NotApplicable(f"{op}-{v.since_version} has no ignore_index")
+    tt, ti = t["T"], t["Tind"]
+    xt = np.asarray(x).astype(numpy_of(tt))
+    tg = np.asarray(target).astype(numpy_of(ti))
+    wt = None if weight is None else np.asarray(weight).astype(numpy_of(tt))
+    sce = op == "SoftmaxCrossEntropyLoss"
+    lp = log_softmax_axis1(xt) if sce else None
+    out, tol = loss(xt, tg.astype(np.int64), wt, reduction, ignore_index, tt, log_prob=lp)
+    if out is None:
+        return NotApplicable("every target is ignored: 'mean' divides by a zero sum of weights")
+    attrs = {}
+    if reduction != "mean" or explicit:
+        attrs["reduction"] = reduction
+    if ignore_index is not None:
+        attrs["ignore_index"] = int(ignore_index)
+    if sce:
+        inputs = {"scores": xt, "labels": tg, "weights": wt}
+        outputs = {"output": out}
+        if with_log_prob:
+            outputs["log_prob"] = log_prob_array(lp, xt.shape, tt)
+            # one tolerance for both outputs: the larger of the two
+            lt = log_prob_tolerance(tt, xt)
+            tol = {"ulp": max(tol["ulp"], lt["ulp"]), "atol": max(tol.get("atol", 0.0), lt["atol"])}
+    else:
+        inputs = {"input": xt, "target": tg, "weight": wt}
+        outputs = {"loss": out}
+    return Case(inputs, outputs, attrs, tolerance=tol)
+
+
+def rejection_rank1(op, v):
+    """input: 'Input tensor of shape (N, C) or (N, C, d1, d2, ..., dk)': a 1-D input breaks it."""
+    x = np.zeros(5, np.float32)
+    t = np.zeros(1, np.int64)
+    if op == "SoftmaxCrossEntropyLoss":
+        inputs = {"scores": x, "labels": t}
+        outputs = {"output": Declared("float", ())}
+        rule = "scores: The predicted outputs with shape [batch_size, class_size], or [batch_size, class_size, D1, D2 , ..., Dk]"
+    else:
+        inputs = {"input": x, "target": t}
+        outputs = {"loss": Declared("float", ())}
+        rule = "input: Input tensor of shape (N, C) or (N, C, d1, d2, ..., dk)"
+    return Case(inputs, outputs, {}, error=f"{rule} (given rank 1)")
+
+
+def doc_types(t):
+    """The documented examples run in float with int64 targets, their own types."""
+    if t["T"] != "float" or t["Tind"] != "int64":
+        return NotApplicable("documented examples run in their own types (float, int64 targets); "
+                             "every type is covered by the typed_* examples")
+    return None
+
+
+def typed_data(t, rng, shape=(2, 4, 3)):
+    """Small N-d data for every type: scores in [-2, 2] on a grid the narrow types hold exactly,
+    targets over every class with one ignore_index value (-1), weights in (0, 1]."""
+    n, c = shape[0], shape[1]
+    x = (rng.integers(-64, 65, size=shape) / 32.0).astype(np.float64)
+    target = rng.integers(0, c, size=(n, *shape[2:])).astype(np.int64)
+    target.reshape(-1)[1] = -1
+    weight = (rng.integers(1, 17, size=c) / 16.0).astype(np.float64)
+    return x, target, weight

@@ -1,0 +1,28 @@
+"""Bernoulli: 1 with probability p (the input), else 0, in the input's type or `dtype`.
+
+Judged on its distribution (harness/distribution.py): exactly 0 where p = 0 and 1 where p = 1,
+an exact binomial test for each probability in between. Per the text: "an output of 1 is produced
+with probability p". The schema's function body (RandomUniformLike, then Greater(X_random, input))
+outputs 1 with probability 1 - p instead: the text is followed here, the contradiction reported.
+"""
+
+from generators import random_family as rf
+from generators.case import NotApplicable, Operator
+
+OPERATOR = Operator("Bernoulli", primary="T1", defaults={
+    # dtype left out: "we will use the data type of the input tensor"
+    "T2": lambda v, binding: binding["T1"]})
+
+
+@OPERATOR.example
+def default(v, t, rng):
+    """p tiled over 0, 0.1, 0.5, 0.875, 1 (10,000 draws); dtype given where the output type differs from the input's."""
+    return rf.bernoulli(t, rng)
+
+
+@OPERATOR.example
+def seed(v, t, rng):
+    """A seeded model runs and draws from the right distribution (onnx's test_bernoulli_seed)."""
+    if t["T1"] != t["T2"]:
+        return NotApplicable("the seed example runs with dtype left out; output types are covered by `default`")
+    return rf.bernoulli(t, rng, seed=0.0)

@@ -1,0 +1,37 @@
+"""Multinomial: sample_size draws of a class index per batch row, with probabilities the softmax
+of the row ("the unnormalized log-probability of each corresponding outcome").
+
+Judged on its distribution (harness/distribution.py): every draw a class of the row, then
+Pearson's chi-square per row (Bonferroni across rows).
+"""
+
+from generators import random_family as rf
+from generators.case import NotApplicable, Operator
+
+OPERATOR = Operator("Multinomial", primary="T1", defaults={"T2": "int32"})  # dtype's default: int32
+
+
+@OPERATOR.example
+def default(v, t, rng):
+    """Three rows of four outcomes, 2,000 draws each; dtype given where T2 is not int32."""
+    return rf.multinomial(t, rng)
+
+
+@OPERATOR.example
+def seed(v, t, rng):
+    """A seeded model runs and draws from the right distribution (seeds promise nothing across implementations)."""
+    if t.suffix:
+        return NotApplicable("the seed example runs in int32 output; int64 is covered by `default`")
+    return rf.multinomial(t, rng, seed=rf.SEED)
+
+
+@OPERATOR.example
+def one_sample(v, t, rng):
+    """sample_size left out (1): one draw per row, each a class of the row."""
+    if t.suffix:
+        return NotApplicable("the sample_size example runs in int32 output; int64 is covered by `default`")
+    return rf.multinomial(t, rng, sample_size=1)
+
+
+OPERATOR.reference_differs(r"No registered implementation for operator 'Multinomial'",
+                           "onnx's ReferenceEvaluator has no Multinomial kernel (and the schema no function body)")

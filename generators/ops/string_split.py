@@ -1,0 +1,97 @@
+"""StringSplit: each string split on `delimiter` (or on runs of whitespace), at most `maxsplit` times,
+padded with empty strings to the longest; Z counts the substrings.
+
+The oracle is Python's str.split, which is the spec's rule: with a delimiter, "Consecutive
+delimiters are not grouped together and are deemed to delimit empty strings"; without one (or
+""), "consecutive whitespace characters are regarded as a single separator and leading or
+trailing whitespace is removed". Whitespace splitting with maxsplit is emitted only where the
+remaining suffix has no trailing whitespace (whether it keeps it, the text does not say).
+"""
+
+import numpy as np
+
+from generators.case import Case, Operator
+from generators.string_family import strings
+
+OPERATOR = Operator("StringSplit", primary="T1")
+
+
+def split(x, delimiter=None, maxsplit=None):
+    x = strings(x)
+    sep = delimiter or None
+    limit = -1 if maxsplit is None else maxsplit
+    parts = {i: x[i].split(sep, limit) for i in np.ndindex(*x.shape)}
+    width = max((len(p) for p in parts.values()), default=0)
+    y = np.empty(x.shape + (width,), dtype=object)
+    y[...] = ""
+    z = np.zeros(x.shape, dtype=np.int64)
+    for i, p in parts.items():
+        y[i][: len(p)] = p
+        z[i] = len(p)
+    attrs = {}
+    if delimiter is not None:
+        attrs["delimiter"] = delimiter
+    if maxsplit is not None:
+        attrs["maxsplit"] = maxsplit
+    return Case({"X": x}, {"Y": y, "Z": z}, attrs)
+
+
+@OPERATOR.example
+def basic(v, t, rng):
+    return split(["abc.com", "def.net"], ".")
+
+
+@OPERATOR.example
+def maxsplit(v, t, rng):
+    return split([["hello world", "def.net"], ["o n n x", "the quick brown fox"]], maxsplit=2)
+
+
+@OPERATOR.example
+def consecutive_delimiters(v, t, rng):
+    return split(["o-n-n--x-", "o-n----nx"], "-")
+
+
+@OPERATOR.example
+def empty_string_delimiter(v, t, rng):
+    return split(["hello world !", "  hello   world !", " hello world   ! "], "")
+
+
+@OPERATOR.example
+def no_delimiter(v, t, rng):
+    return split(["hello world !", "  hello   world !", " hello world   ! "])
+
+
+@OPERATOR.example
+def empty_tensor(v, t, rng):
+    return split(np.empty((0,), dtype=object))
+
+
+@OPERATOR.example
+def multichar_delimiter(v, t, rng):
+    """A delimiter of several characters, runs of it, non-ASCII text."""
+    return split([["a::b::::c", "::"], ["日本::語", "x:y"]], "::")
+
+
+@OPERATOR.example
+def empty_string_with_delimiter(v, t, rng):
+    """An empty string holds no delimiter: like any string without one, it is its own single
+    substring ('' once, Z = 1); only whitespace splitting removes empty substrings."""
+    return split(["", "a.b", "."], ".")
+
+
+@OPERATOR.example
+def maxsplit_with_delimiter(v, t, rng):
+    """maxsplit 1 with a delimiter: the suffix keeps its delimiters; fewer possible splits: no effect."""
+    return split(["a,b,c,d", "x", ",lead", "trail,"], ",", maxsplit=1)
+
+
+@OPERATOR.example
+def maxsplit_zero(v, t, rng):
+    """maxsplit 0: no split; each string whole (one substring)."""
+    return split(["a b c", "d"], "b", maxsplit=0)
+
+
+@OPERATOR.example
+def whitespace_kinds(v, t, rng):
+    """Tabs and newlines are whitespace too; a string of only whitespace gives no substring."""
+    return split(["a\tb\nc", "   ", "one"])
