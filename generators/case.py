@@ -46,6 +46,21 @@ class Opt:
 
 
 @dataclass
+class Map:
+    """A map value (ai.onnx.ml): each key to one scalar value, with the key type ('int64', 'string')
+    and the value type ('float', 'string', ...) the spec's 'map(K, V)' names. A sequence of maps is
+    a Seq whose items are Maps and whose elem is the map's type string, 'map(string, float)'."""
+
+    items: dict
+    key: str
+    value: str
+
+    @property
+    def type(self) -> str:
+        return f"map({self.key}, {self.value})"
+
+
+@dataclass
 class Const:
     """An input held in the model as an initializer instead of fed from test data."""
 
@@ -63,7 +78,9 @@ class Declared:
 def type_of(value: Any) -> str:
     """A value's type in the spec's words: 'float', 'string', 'seq(tensor(int8))', 'optional(tensor(bool))'."""
     if isinstance(value, Seq):
-        return f"seq(tensor({value.elem}))"
+        return f"seq({tensor_str(value.elem)})"
+    if isinstance(value, Map):
+        return value.type
     if isinstance(value, Opt):
         return f"optional({tensor_str(value.type)})"
     if isinstance(value, Declared):
@@ -78,8 +95,9 @@ def tensor_str(type_name: str) -> str:
 
 
 def slug(type_name: str) -> str:
-    """A type for a case name: 'float' -> 'float', 'optional(seq(tensor(int8)))' -> 'optional_seq_int8'."""
-    return type_name.replace("tensor(", "").replace("(", "_").replace(")", "")
+    """A type for a case name: 'float' -> 'float', 'optional(seq(tensor(int8)))' -> 'optional_seq_int8',
+    'map(int64, string)' -> 'map_int64_string'."""
+    return type_name.replace("tensor(", "").replace("(", "_").replace(")", "").replace(", ", "_").replace(",", "_")
 
 
 @dataclass
@@ -100,6 +118,12 @@ class Case:
     # Values of the enclosing graph that a subgraph attribute reads by name (If's branches, Loop's
     # body): graph inputs fed from test data after the node's own, not inputs of the node.
     outer: dict[str, Any] = field(default_factory=dict)
+    # ai.onnx nodes placed before the operator (Gradient differentiates a graph computed in the
+    # model): onnx.NodeProto's, reading graph inputs or earlier nodes' outputs. Values they compute
+    # are not graph inputs. With `nodes_opset`, a model of another domain also imports ai.onnx at
+    # that opset (for these nodes, or for ai.onnx nodes inside the operator's subgraph attributes).
+    nodes: list = field(default_factory=list)
+    nodes_opset: int | None = None
     # Expected values whose formula needs more intermediate precision than the spec guarantees
     # (a sum that overflows the type on the way to a representable mean): {"reason": why,
     # "outputs": {output position: [flat indices]}}. A backend wrong only there gets `warn`.

@@ -43,12 +43,15 @@ def summarize(index: dict, ops: list[str]) -> dict:
     missing = [(c, why.get(c, ["no example emitted"])) for c in all_cells if c not in covered]
     all_versions = sorted((v.op, v.since_version) for v in _versions(ops) if not v.deprecated)
     per_op = {}
+    domains = {name: operator.domain for name, operator in all_operators().items() if name in ops}
     for op, sv, p, t in all_cells:
-        row = per_op.setdefault(op, {"cells": 0, "covered": 0, "versions": set(), "versions_covered": set()})
+        row = per_op.setdefault(op, {"cells": 0, "covered": 0, "versions": set(), "versions_covered": set(),
+                                     "domain": domains.get(op, "")})
         row["cells"] += 1
         row["covered"] += (op, sv, p, t) in covered
     for op, sv in all_versions:
-        row = per_op.setdefault(op, {"cells": 0, "covered": 0, "versions": set(), "versions_covered": set()})
+        row = per_op.setdefault(op, {"cells": 0, "covered": 0, "versions": set(), "versions_covered": set(),
+                                     "domain": domains.get(op, "")})
         row["versions"].add(sv)
         if (op, sv) in versions_covered:
             row["versions_covered"].add(sv)
@@ -71,12 +74,33 @@ def summary_lines(s: dict) -> list[str]:
     return lines
 
 
+def _domain_name(row: dict) -> str:
+    return row.get("domain") or "ai.onnx"
+
+
+def _by_domain(per_op: dict) -> dict:
+    out: dict = defaultdict(list)
+    for row in per_op.values():
+        out[_domain_name(row)].append(row)
+    return out
+
+
 def markdown(s: dict) -> str:
     out = ["# Corpus coverage", "", "Written by `generate-cases`; the cell list comes from `onnx.defs`.", ""]
     out += [f"- {line.strip()}" if i else line for i, line in enumerate(summary_lines(s))]
-    out += ["", "## Per operator", "", "| operator | cells covered | versions covered |", "| --- | ---: | ---: |"]
-    for op, row in sorted(s["per_op"].items()):
-        out.append(f"| {op} | {row['covered']}/{row['cells']} | {len(row['versions_covered'])}/{len(row['versions'])} |")
+    out += ["", "## Per domain", "", "| domain | operators | cells covered | versions covered |",
+            "| --- | ---: | ---: | ---: |"]
+    for domain, rows in sorted(_by_domain(s["per_op"]).items()):
+        cells_covered = sum(r["covered"] for r in rows)
+        cells_total = sum(r["cells"] for r in rows)
+        v_covered = sum(len(r["versions_covered"]) for r in rows)
+        v_total = sum(len(r["versions"]) for r in rows)
+        out.append(f"| {domain} | {len(rows)} | {cells_covered}/{cells_total} | {v_covered}/{v_total} |")
+    out += ["", "## Per operator", "", "| domain | operator | cells covered | versions covered |",
+            "| --- | --- | ---: | ---: |"]
+    for op, row in sorted(s["per_op"].items(), key=lambda kv: (_domain_name(kv[1]), kv[0])):
+        out.append(f"| {_domain_name(row)} | {op} | {row['covered']}/{row['cells']} | "
+                   f"{len(row['versions_covered'])}/{len(row['versions'])} |")
     out += ["", "## Examples not emitted, and the sentence or rule that says why", "",
             "| example | reason | (version, types) bindings |", "| --- | --- | --- |"]
     for (example, reason), n in sorted(s["by_example"].items()):

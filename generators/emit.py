@@ -15,10 +15,10 @@ import numpy as np
 import onnx
 from onnx import checker, helper, numpy_helper
 
-from generators.case import Case, Const, Declared, NotApplicable, Opt, Seq, Types, case_name, seeded_rng, type_of
+from generators.case import Case, Const, Declared, Map, NotApplicable, Opt, Seq, Types, case_name, seeded_rng, type_of
 from generators.ops import all_operators
 from generators.spec import OpVersion, versions
-from harness.dtypes import elem_type_of, element_of
+from harness.dtypes import elem_type_of, element_of, numpy_of
 
 INDEX_FORMAT = 1
 REPO_CASES = Path(__file__).resolve().parent.parent / "cases"
@@ -46,6 +46,11 @@ def type_proto(type_name: str, value: Any = None, shape=None) -> onnx.TypeProto:
         inner = type_name[len("optional("):-1]
         content = value.value if isinstance(value, Opt) else None
         return helper.make_optional_type_proto(type_proto(inner, content))
+    if type_name.startswith("map("):
+        key, val = map_types(type_name)
+        return helper.make_map_type_proto(elem_type_of(key), type_proto(val))
+    if type_name.startswith("seq(map("):
+        return helper.make_sequence_type_proto(type_proto(type_name[len("seq("):-1]))
     if type_name.startswith("seq("):
         inner = type_name[len("seq("):-1]
         # The tensors of a sequence differ in shape: declare their rank only where they agree.
@@ -58,8 +63,35 @@ def type_proto(type_name: str, value: Any = None, shape=None) -> onnx.TypeProto:
     return helper.make_tensor_type_proto(elem_type_of(elem), shape)
 
 
+def map_types(type_name: str) -> tuple[str, str]:
+    """'map(int64, string)' -> ('int64', 'string')."""
+    key, val = type_name[len("map("):-1].split(",", 1)
+    return key.strip(), val.strip()
+
+
+def map_proto(name: str, value: Map) -> onnx.MapProto:
+    """A map as onnx's loader reads it (numpy_helper.to_dict): the keys, and a sequence of one
+    0-d tensor per value, in the keys' order."""
+    proto = onnx.MapProto(name=name, key_type=elem_type_of(value.key))
+    if value.key == "string":
+        proto.string_keys.extend(str(k).encode() for k in value.items)
+    else:
+        proto.keys.extend(int(k) for k in value.items)
+    seq = onnx.SequenceProto(elem_type=onnx.SequenceProto.TENSOR)
+    dt = object if value.value == "string" else numpy_of(value.value)
+    seq.tensor_values.extend(numpy_helper.from_array(np.array(x, dtype=dt)) for x in value.items.values())
+    proto.values.CopyFrom(seq)
+    return proto
+
+
 def value_proto(name: str, value: Any):
-    """A value as onnx's loader reads it: TensorProto, SequenceProto or OptionalProto."""
+    """A value as onnx's loader reads it: TensorProto, SequenceProto, OptionalProto or MapProto."""
+    if isinstance(value, Map):
+        return map_proto(name, value)
+    if isinstance(value, Seq) and value.elem.startswith("map("):
+        proto = onnx.SequenceProto(name=name, elem_type=onnx.SequenceProto.MAP)
+        proto.map_values.extend(map_proto("", m) for m in value.items)
+        return proto
     if isinstance(value, Opt):
         proto = onnx.OptionalProto(name=name)
         if value.value is None:
@@ -82,9 +114,18 @@ def plain(value: Any) -> Any:
     """A value as the comparator and the reference evaluator take it: arrays, lists, None."""
     if isinstance(value, Opt):
         return None if value.value is None else plain(value.value)
+    if isinstance(value, Map):
+        return plain_map(value)
     if isinstance(value, Seq):
-        return [np.asarray(x) for x in value.items]
+        return [plain(x) if isinstance(x, Map) else np.asarray(x) for x in value.items]
     return np.asarray(value)
+
+
+def plain_map(value: Map) -> dict:
+    """A map as a dict: keys as Python int or str, values as 0-d arrays of the value type (how
+    harness/corpus.py reads a MapProto back)."""
+    dt = object if value.value == "string" else numpy_of(value.value)
+    return {(str(k) if value.key == "string" else int(k)): np.array(x, dtype=dt) for k, x in value.items.items()}
 
 
 def build_model(op, v: OpVersion, opset: int, case: Case, name: str) -> tuple[onnx.ModelProto, list]:
@@ -116,8 +157,12 @@ def build_model(op, v: OpVersion, opset: int, case: Case, name: str) -> tuple[on
     while node_outputs and node_outputs[-1] == "":
         node_outputs.pop()
     node = helper.make_node(op.name, node_inputs, node_outputs, domain=op.domain or None, **case.attrs)
-    graph = helper.make_graph([node], name, graph_inputs, graph_outputs, initializer=initializers)
+    graph = helper.make_graph([*case.nodes, node], name, graph_inputs, graph_outputs, initializer=initializers)
     opsets = [helper.make_opsetid(op.domain, opset)]
+    if case.nodes_opset is not None and op.domain:
+        # ai.onnx nodes the model holds besides the operator: before it (Gradient's differentiated
+        # graph) or in its subgraph attributes (FlexAttention's score_mod)
+        opsets.append(helper.make_opsetid("", case.nodes_opset))
     model = helper.make_model(graph, opset_imports=opsets, producer_name="onnx-conformance")
     model.ir_version = ir_version_for(opsets)
     if initializers and model.ir_version < 4:

@@ -62,8 +62,12 @@ def type_name(type_str: str) -> str:
     return from_type_str(type_str) if type_str.startswith("tensor(") else type_str
 
 
-def newest_opset() -> int:
-    return onnx.defs.onnx_opset_version()
+def newest_opset(domain: str = "") -> int:
+    """The newest opset of `domain` the installed onnx defines (ai.onnx.ml and the preview domains
+    count their own opsets: ai.onnx.ml's 5 is not ai.onnx's 5)."""
+    if domain in ("", "ai.onnx"):
+        return onnx.defs.onnx_opset_version()
+    return onnx.defs.C.schema_version_map()[domain][1]
 
 
 @lru_cache(maxsize=None)
@@ -77,7 +81,7 @@ def versions(op: str, domain: str = "") -> tuple[OpVersion, ...]:
         raise KeyError(f"onnx.defs has no operator {op!r} in domain {domain!r}")
     out = []
     for i, s in enumerate(schemas):
-        last = schemas[i + 1].since_version - 1 if i + 1 < len(schemas) else newest_opset()
+        last = schemas[i + 1].since_version - 1 if i + 1 < len(schemas) else newest_opset(domain)
         out.append(OpVersion(op, s.since_version, s.since_version, last, _input_dtypes(s), s))
     return tuple(out)
 

@@ -33,8 +33,12 @@ def from_type_str(type_str: str) -> str:
 
 
 def element_of(type_name: str) -> str:
-    """The element type inside a type name: 'optional(seq(tensor(int8)))' -> 'int8'; 'float' -> 'float'."""
+    """The element type inside a type name: 'optional(seq(tensor(int8)))' -> 'int8'; 'float' -> 'float';
+    a map's is its value type: 'seq(map(string, float))' -> 'float'."""
     while "(" in type_name:
+        if type_name.startswith("map("):  # map(K, V): K is a plain element type, V may nest
+            type_name = type_name[len("map("):-1].split(",", 1)[1].strip()
+            continue
         type_name = type_name[type_name.index("(") + 1:-1]
     return type_name
 

@@ -37,6 +37,14 @@ _DECLINED = (
 _NO_OP = re.compile(
     r'In Node, \("[^"]*", (\w+), "([^"]*)".*No Op registered for \w+ with domain_version of (\d+)', re.S
 )
+# Map feeds the Python binding cannot build: it reads a dict's values as Python floats and builds
+# map(string|int64, float) only, so the session sees another type than the model declares:
+#   "Unexpected input data type. Actual: ((map(string,tensor(float)))) , expected: ((map(string,tensor(int64))))"
+#   "Unexpected value type <class 'str'>, it cannot be linked to C type int64_t for input 'X'."
+_MAP_FEED_REFUSED = (
+    re.compile(r"Unexpected input data type\. Actual: \(\(map\("),
+    re.compile(r"Unexpected value type\s+<class '\w+'>, it cannot be linked to C type"),
+)
 _NOT_REGISTERED = re.compile(r"([\w.]*):(\w+)\(-?\d+\) is not a registered function/op")
 
 _LEVELS = {
@@ -141,6 +149,8 @@ class OnnxRuntimeAdapter(Adapter):
         text = str(exc)
         if "NOT_IMPLEMENTED : " in text or any(p.search(text) for p in _DECLINED):
             return "unsupported"
+        if stage == "run" and any(p.search(text) for p in _MAP_FEED_REFUSED):
+            return "unsupported"
         match = _NO_OP.search(text)
         if match and onnx.defs.has(match.group(1), int(match.group(3)), match.group(2)):
             return "unsupported"
@@ -152,8 +162,22 @@ class OnnxRuntimeAdapter(Adapter):
 
 def _plain(value: Any) -> Any:
     """A feed for the plain run: sequences stay lists, an empty optional stays None (ORT takes
-    both as they are); a numpy scalar becomes a 0-d array."""
-    return value if value is None or isinstance(value, (list, dict)) else np.asarray(value)
+    both as they are); a numpy scalar becomes a 0-d array; a map becomes a dict of Python scalars."""
+    if isinstance(value, dict):
+        return _plain_map(value)
+    if isinstance(value, list) and value and all(isinstance(x, dict) for x in value):
+        return [_plain_map(x) for x in value]
+    return value if value is None or isinstance(value, list) else np.asarray(value)
+
+
+def _plain_map(value: dict) -> dict:
+    """A map feed as ORT's binding builds one: keys and values as Python scalars (it takes no
+    0-d arrays). Which (key, value) types it can build at all is its own: others fail in its words."""
+    def scalar(x: Any) -> Any:
+        x = np.asarray(x)
+        item = x.item() if x.ndim == 0 else x
+        return item.decode() if isinstance(item, bytes) else item
+    return {scalar(k): scalar(v) for k, v in value.items()}
 
 
 _ELEMENT = re.compile(r"tensor\((\w+)\)")

@@ -1,0 +1,128 @@
+"""What the ai.onnx.ml operators share: FLOAT attributes as the float32 they hold, the scores'
+post transforms, exact linear algebra over attribute weights, one rounding to the output type."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+
+from generators import values
+from generators.accuracy import budget
+from generators.case import Operator
+from generators.rounding import PREC, exact, round_to
+from harness.dtypes import numpy_of
+
+ML = "ai.onnx.ml"
+
+POST_TRANSFORMS = ("NONE", "SOFTMAX", "LOGISTIC", "SOFTMAX_ZERO", "PROBIT")
+
+
+def ml_operator(name: str, **kw) -> Operator:
+    return Operator(name, domain=ML, **kw)
+
+
+def f32(x) -> Fraction:
+    """A FLOAT attribute's value: the float32 nearest the written number, exactly."""
+    return Fraction(float(np.float32(x)))
+
+
+def floats(xs) -> list[float]:
+    """Values written into a FLOATS attribute: float32-representable, so the attribute holds them exactly."""
+    return [float(np.float32(x)) for x in xs]
+
+
+def exact_of(x) -> list:
+    """An input array's elements as exact values (ints for integer types), flat in C order."""
+    x = np.asarray(x)
+    if x.dtype.kind in "iu":
+        return [Fraction(int(e)) for e in x.reshape(-1)]
+    return [exact(float(e)) for e in x.reshape(-1)]
+
+
+def data(type_name: str, shape, rng: np.random.Generator, low: int = -4, high: int = 4) -> np.ndarray:
+    """Input data: small integers, or floats on a grid of quarters (exact in every float type)."""
+    if values.is_int(type_name):
+        return rng.integers(low, high + 1, size=shape).astype(numpy_of(type_name))
+    return (rng.integers(low * 4, high * 4 + 1, size=shape) / 4).astype(numpy_of(type_name))
+
+
+def rounded(exact_values, type_name: str, shape) -> np.ndarray:
+    flat = [round_to(v, type_name) for v in exact_values]
+    return np.array(flat, dtype=numpy_of(type_name)).reshape(shape)
+
+
+def transform_row(row: list, kind: str) -> list:
+    """The post transform of one row of scores, exact (NONE) or at mpmath's PREC bits.
+
+    SOFTMAX: exp(s_i - max) / sum_j exp(s_j - max); LOGISTIC: 1 / (1 + exp(-s_i)); SOFTMAX_ZERO:
+    softmax over the non-zero scores, zero scores stay 0; PROBIT: the standard normal quantile of
+    s_i, sqrt(2) * erfinv(2 s_i - 1)."""
+    if kind == "NONE":
+        return list(row)
+    with mpmath.workprec(PREC):
+        m = [mpmath.mpf(x.numerator) / x.denominator for x in row]
+        if kind == "LOGISTIC":
+            return [1 / (1 + mpmath.exp(-x)) for x in m]
+        if kind == "PROBIT":
+            return [mpmath.sqrt(2) * mpmath.erfinv(2 * x - 1) for x in m]
+        keep = [True] * len(m) if kind == "SOFTMAX" else [x != 0 for x in row]
+        top = max((x for x, k in zip(m, keep) if k), default=mpmath.mpf(0))
+        e = [mpmath.exp(x - top) if k else mpmath.mpf(0) for x, k in zip(m, keep)]
+        s = sum(e)
+        return [x / s for x in e]
+
+
+def transform_tolerance(kind: str, type_name: str, n: int, magnitude: float) -> dict | None:
+    """The scores are sums of n products (any order); a transform adds the composite budget
+    (exp, erfinv); SOFTMAX's and LOGISTIC's results lie in [0, 1]."""
+    from generators.accuracy import accumulation
+
+    acc = accumulation(type_name, n, magnitude) or {}
+    if kind == "NONE":
+        return acc or None
+    tol = budget("composite", type_name) or {}
+    out = {"ulp": acc.get("ulp", 0) + tol.get("ulp", 0)}
+    # the sum's absolute error, carried through a transform of slope at most 1 (SOFTMAX, LOGISTIC)
+    # or 1 / phi(q) (PROBIT, whose inputs here stay in [0.0625, 0.9375]: slope below 10)
+    if "atol" in acc:
+        out["atol"] = acc["atol"] * (10 if kind == "PROBIT" else 1)
+    return out
+
+
+def probit_ok(row: list) -> bool:
+    """PROBIT of a score outside (0, 1) is infinite or undefined: the examples keep scores inside."""
+    return all(0 < x < 1 for x in row)
+
+
+def linear(x: np.ndarray, coefficients: list, intercepts: list | None, k: int) -> list[list]:
+    """Each row of X against k contiguous coefficient sets, plus the intercepts: exact scores."""
+    n, c = x.shape
+    ex = exact_of(x)
+    w = [f32(e) for e in coefficients]
+    b = [f32(e) for e in intercepts] if intercepts else [Fraction(0)] * k
+    return [[sum(ex[r * c + j] * w[i * c + j] for j in range(c)) + b[i] for i in range(k)] for r in range(n)]
+
+
+def magnitude(x: np.ndarray, coefficients: list, intercepts: list | None, k: int) -> float:
+    """The largest sum of |terms| of any score (accuracy.accumulation's magnitude)."""
+    n, c = x.shape
+    ex = exact_of(x)
+    w = [abs(f32(e)) for e in coefficients]
+    b = [abs(f32(e)) for e in intercepts] if intercepts else [0] * k
+    return float(max(sum(abs(ex[r * c + j]) * w[i * c + j] for j in range(c)) + b[i]
+                     for r in range(n) for i in range(k)))
+
+
+def scores_case_values(rows: list[list], kind: str) -> list:
+    """Transformed scores, flat, ready for `rounded`."""
+    return [e for row in rows for e in transform_row(row, kind)]
+
+
+# coefficients small enough that PROBIT's scores stay in (0, 1) for inputs in [-4, 4]
+PROBIT_COEFFICIENTS = [0.03125, -0.0625, 0.015625]
+
+
+PROBIT_REASON = ("PROBIT is the standard normal quantile, sqrt(2) erfinv(2p - 1); the evaluator's erf_inv is "
+                 "Winitzki's closed-form approximation (a = 0.147), off by ~2e-4 here")

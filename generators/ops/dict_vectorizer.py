@@ -1,0 +1,58 @@
+"""DictVectorizer (ai.onnx.ml): a map's values placed at their keys' positions in the vocabulary."""
+
+import numpy as np
+
+from generators.case import Case, Map, NotApplicable
+from generators.emit import map_types
+from generators.ml_family import ml_operator
+from harness.dtypes import numpy_of
+
+OPERATOR = ml_operator("DictVectorizer", primary="T1", defaults={"T2": lambda v, b: map_types(b["T1"])[1]})
+
+STRING_VOCAB = ["a", "c", "b", "z"]
+INT_VOCAB = [10, 3, -4, 0, 8]
+
+
+def vectorized(t, present):
+    """'The index into the vocabulary array at which the key is found is then used to index the
+    output 1-D tensor 'Y' and insert into it the value found in the dictionary 'X'.' 'Any keys not
+    present in the input dictionary, will be zero in the output array.'"""
+    key, val = map_types(t["T1"])
+    if val != t["T2"]:
+        return NotApplicable("the output's element type is the map's value type ('For each item in the input "
+                             "dictionary, insert its value in the output array')")
+    vocab = STRING_VOCAB if key == "string" else INT_VOCAB
+    if val == "string" and len(present) < len(vocab):
+        return NotApplicable("'Any keys not present in the input dictionary, will be zero in the output array': "
+                             "a string output has no zero")
+    sample = {"string": ["u", "v", "w", "x", "y"], "int64": [4, 8, -2, 5, 9]}.get(val, [4.5, 8.0, -2.25, 0.5, 1.75])
+    items = {vocab[i]: sample[n] for n, i in enumerate(present)}
+    y = np.zeros(len(vocab), dtype=object if val == "string" else numpy_of(val))
+    for k, x in items.items():
+        y[vocab.index(k)] = x
+    attr = "string_vocabulary" if key == "string" else "int64_vocabulary"
+    return Case({"X": Map(items, key, val)}, {"Y": y}, {attr: vocab})
+
+
+@OPERATOR.example
+def documented(v, t, rng):
+    """The schema's example shape: some vocabulary entries present, the others zero."""
+    return vectorized(t, [0, 1])
+
+
+@OPERATOR.example
+def all_present(v, t, rng):
+    """Every vocabulary key present, in another order than the vocabulary's."""
+    key, _ = map_types(t["T1"])
+    n = len(STRING_VOCAB if key == "string" else INT_VOCAB)
+    return vectorized(t, list(reversed(range(n))))
+
+
+@OPERATOR.example
+def one_key(v, t, rng):
+    return vectorized(t, [2])
+
+
+OPERATOR.reference_differs(r"dtype double != expected float",
+                           "Y's element type is the map's value type (T2 float for map(*, float)); the evaluator "
+                           "builds Y with np.array over Python floats: double")

@@ -1,0 +1,47 @@
+"""FeatureVectorizer (ai.onnx.ml): input tensors concatenated along the second dimension, as float."""
+
+import numpy as np
+
+from generators.case import Case, NotApplicable
+from generators.ml_family import data, exact_of, ml_operator, rounded
+
+OPERATOR = ml_operator("FeatureVectorizer")
+
+
+def vectorized(xs):
+    """'All input shapes are 2-D and are concatenated along the second dimension. 1-D tensors are
+    treated as [1,C].'; inputdimensions gives each input's column count."""
+    two_d = [x.reshape(1, -1) if x.ndim == 1 else x for x in xs]
+    n = two_d[0].shape[0]
+    cols = [np.array(rounded(exact_of(x), "float", x.shape)) for x in two_d]
+    y = np.concatenate(cols, axis=1).astype(np.float32)
+    assert y.shape[0] == n
+    inputs = {f"X_{k}": x for k, x in enumerate(xs)}
+    return Case(inputs, {"Y": y}, {"inputdimensions": [x.shape[1] for x in two_d]})
+
+
+@OPERATOR.example
+def two_inputs(v, t, rng):
+    return vectorized([data(t.dtype, (3, 2), rng), data(t.dtype, (3, 4), rng)])
+
+
+@OPERATOR.example
+def three_inputs(v, t, rng):
+    return vectorized([data(t.dtype, (2, 1), rng), data(t.dtype, (2, 3), rng), data(t.dtype, (2, 2), rng)])
+
+
+@OPERATOR.example
+def one_d(v, t, rng):
+    """A 1-D input is one row."""
+    return vectorized([data(t.dtype, (3,), rng), data(t.dtype, (1, 2), rng)])
+
+
+@OPERATOR.example
+def single_input(v, t, rng):
+    return vectorized([data(t.dtype, (2, 5), rng)])
+
+
+OPERATOR.reference_differs(r"dtype (double|int32|int64) != expected float",
+                           "FeatureVectorizer's output Y is tensor(float) for every T1; the evaluator concatenates in X's type")
+OPERATOR.reference_differs(r"^one_d .*must match exactly",
+                           "'1-D tensors are treated as [1,C]': the evaluator reshapes a 1-D input to [C,1]")

@@ -1,0 +1,228 @@
+"""LabelEncoder (ai.onnx.ml): each element of X mapped through the keys -> values attributes, else the default."""
+
+import math
+
+import numpy as np
+from onnx import helper, numpy_helper
+
+from generators.case import Case, Declared, NotApplicable
+from generators.ml_family import f32, ml_operator
+from harness.dtypes import numpy_of
+
+OPERATOR = ml_operator("LabelEncoder", primary="T1",
+                       defaults={"T2": lambda v, b: "string" if b.get("T1") == "int64" else "int64"})
+
+# Three distinct keys and three distinct values per type; a fourth key stays unmapped.
+SAMPLE = {
+    "string": ["a", "b", "c", "zz"],
+    "int64": [7, -3, 12, 99],
+    "int32": [7, -3, 12, 99],
+    "int16": [7, -3, 12, 99],
+    "float": [0.5, -1.25, 3.0, 8.5],
+    "double": [0.5, -1.25, 3.0, 8.5],
+}
+VALUES = {
+    "string": ["x", "y", "w"],
+    "int64": [100, -200, 300],
+    "int32": [100, -200, 300],
+    "int16": [100, -200, 300],
+    "float": [1.5, -2.75, 0.125],
+    "double": [1.5, -2.75, 0.125],
+}
+LIST_ATTR = {"string": "strings", "int64": "int64s", "float": "floats"}
+# the spec's defaults where no default_* is given (LabelEncoder-4's default_tensor: '{"_Unused"} if
+# values_* has string type, {-1} if values_* has integral type, and {-0.f} if values_* has float type')
+UNSET = {"string": "_Unused", "int64": -1, "int32": -1, "int16": -1, "float": -0.0, "double": -0.0}
+
+
+def array(type_name, xs):
+    return np.array(xs, dtype=object) if type_name == "string" else np.array(xs, dtype=numpy_of(type_name))
+
+
+def tensor_attr(name, type_name, xs):
+    return numpy_helper.from_array(array(type_name, xs), name)
+
+
+def attrs_for(v, kin, kout, keys, vals, default, key_tensor=False, value_tensor=False):
+    """The keys_*, values_* and default_* attributes for this version and these types: the list
+    attributes where a type has one; keys_tensor / values_tensor / default_tensor (LabelEncoder-4)
+    for the others or where asked."""
+    a = {}
+    if key_tensor or kin not in LIST_ATTR:
+        a["keys_tensor"] = tensor_attr("keys_tensor", kin, keys)
+    else:
+        a[f"keys_{LIST_ATTR[kin]}"] = keys
+    if value_tensor or kout not in LIST_ATTR:
+        a["values_tensor"] = tensor_attr("values_tensor", kout, vals)
+        if default is not None:
+            a["default_tensor"] = tensor_attr("default_tensor", kout, [default])
+    else:
+        a[f"values_{LIST_ATTR[kout]}"] = vals
+        if default is not None:
+            a[f"default_{LIST_ATTR[kout][:-1]}"] = default
+    return a
+
+
+def lookup(kin, kout, keys, vals, default, x):
+    """The mapping: the last of equal keys wins (LabelEncoder-4); float keys match by value, NaN matching NaN."""
+    def same(a, b):
+        if kin in ("float", "double"):
+            return (math.isnan(a) and math.isnan(b)) or a == b
+        return a == b
+
+    def one(e):
+        hit = None
+        for k, val in zip(keys, vals):
+            if same(float(k) if kin in ("float", "double") else k, float(e) if kin in ("float", "double") else e):
+                hit = val
+        return default if hit is None else hit
+
+    flat = [one(e) for e in x.reshape(-1)]
+    return array(kout, flat).reshape(x.shape)
+
+
+def encoded(v, t, x, keys, vals, default, **kw):
+    kin, kout = t["T1"], t["T2"]
+    if v.since_version == 1:
+        return NotApplicable("LabelEncoder-1 has no keys_*/values_* attributes (its examples are classes_*)")
+    if v.since_version == 2 and kout not in LIST_ATTR:
+        return NotApplicable("unreachable")
+    if (kw.get("key_tensor") or kw.get("value_tensor")) and v.since_version < 4:
+        return NotApplicable(f"keys_tensor and values_tensor are LabelEncoder-4's; version {v.since_version} has none")
+    used = UNSET[kout] if default is None else default
+    y = lookup(kin, kout, keys, vals, used, x)
+    return Case({"X": x}, {"Y": y}, attrs_for(v, kin, kout, keys, vals, default, **kw))
+
+
+def sample_input(kin, rng, n=7):
+    pool = SAMPLE[kin]
+    return array(kin, [pool[i] for i in rng.integers(0, 4, size=n)])
+
+
+@OPERATOR.example
+def string_int(v, t, rng):
+    """onnx's documented example: keys a, b, c to 0, 1, 2, default 42."""
+    if (t["T1"], t["T2"]) != ("string", "int64"):
+        return NotApplicable("the documented example maps strings to int64; 'mapping' covers every (T1, T2)")
+    x = np.array(["a", "b", "d", "c", "g"], dtype=object)
+    if v.since_version == 1:
+        return Case({"X": x}, {"Y": np.array([0, 1, 42, 2, 42], np.int64)},
+                    {"classes_strings": ["a", "b", "c"], "default_int64": 42})
+    return encoded(v, t, x, ["a", "b", "c"], [0, 1, 2], 42)
+
+
+@OPERATOR.example
+def string_int_no_default(v, t, rng):
+    """onnx's documented example without default_int64: unmapped strings give -1."""
+    if (t["T1"], t["T2"]) != ("string", "int64"):
+        return NotApplicable("the documented example maps strings to int64; 'mapping' covers every (T1, T2)")
+    x = np.array(["a", "b", "d", "c", "g"], dtype=object)
+    if v.since_version == 1:
+        return Case({"X": x}, {"Y": np.array([0, 1, -1, 2, -1], np.int64)}, {"classes_strings": ["a", "b", "c"]})
+    return encoded(v, t, x, ["a", "b", "c"], [0, 1, 2], None)
+
+
+@OPERATOR.example
+def mapping(v, t, rng):
+    """Three keys of T1 to three values of T2, an explicit default for the fourth."""
+    kin, kout = t["T1"], t["T2"]
+    if v.since_version == 1:
+        if kin == kout:
+            return NotApplicable(v.sentence(r"Each operator converts either integers to strings or strings to integers"))
+        classes = ["p", "q", "r"]
+        if kin == "string":
+            x = np.array(["q", "r", "p", "zz", "q"], dtype=object)
+            return Case({"X": x}, {"Y": np.array([1, 2, 0, 5, 1], np.int64)},
+                        {"classes_strings": classes, "default_int64": 5})
+        x = np.array([2, 0, 7, -1, 1], np.int64)
+        return Case({"X": x}, {"Y": np.array(["r", "p", "none", "none", "q"], dtype=object)},
+                    {"classes_strings": classes, "default_string": "none"})
+    default = {"string": "none", "float": 9.5, "double": 9.5}.get(kout, 77)
+    return encoded(v, t, sample_input(kin, rng), SAMPLE[kin][:3], VALUES[kout], default)
+
+
+@OPERATOR.example
+def unset_default(v, t, rng):
+    """No default given: '_Unused', -1 or -0.0 by the values' type."""
+    if v.since_version == 1:
+        return NotApplicable("LabelEncoder-1's unset default is covered by string_int_no_default")
+    kin, kout = t["T1"], t["T2"]
+    if (kin, kout) not in (("string", "int64"), ("int64", "string"), ("string", "float"), ("float", "float"),
+                           ("int16", "double"), ("double", "int32")):
+        return NotApplicable("unset defaults run for six (T1, T2) pairs, one per value type family; "
+                             "'mapping' covers every pair")
+    if kout not in LIST_ATTR and v.since_version < 4:
+        return NotApplicable("unreachable")
+    return encoded(v, t, sample_input(kin, rng), SAMPLE[kin][:3], VALUES[kout], None)
+
+
+@OPERATOR.example
+def tensor_mapping(v, t, rng):
+    """onnx's documented example: keys_tensor (strings), values_tensor and default_tensor (int16)."""
+    if (t["T1"], t["T2"]) != ("string", "int16"):
+        return NotApplicable("the documented tensor example maps strings to int16")
+    x = np.array(["a", "b", "d", "c", "g"], dtype=object)
+    return encoded(v, t, x, ["a", "b", "c"], [0, 1, 2], 42, key_tensor=True, value_tensor=True)
+
+
+@OPERATOR.example
+def tensor_value_only_mapping(v, t, rng):
+    """onnx's documented example: keys_strings with values_tensor (int16); a key repeated: the last wins."""
+    if (t["T1"], t["T2"]) != ("string", "int16"):
+        return NotApplicable("the documented tensor example maps strings to int16")
+    x = np.array(["a", "b", "d", "c", "g"], dtype=object)
+    return encoded(v, t, x, ["a", "b", "b"], [0, 1, 2], 42, value_tensor=True)
+
+
+@OPERATOR.example
+def repeated_key(v, t, rng):
+    """'If a key is repeated, the last key takes precedence.' (LabelEncoder-4)"""
+    if v.since_version < 4:
+        return NotApplicable("repeated keys are ruled on from LabelEncoder-4 ('the last key takes precedence')")
+    kin, kout = t["T1"], t["T2"]
+    keys = SAMPLE[kin][:3] + [SAMPLE[kin][0]]
+    vals = VALUES[kout] + [VALUES[kout][1]]
+    return encoded(v, t, sample_input(kin, rng), keys, vals, VALUES[kout][2])
+
+
+@OPERATOR.example
+def nan_key(v, t, rng):
+    """A NaN key maps NaN inputs (v2: 'bit-wise comparison is used so even a float NaN can be mapped';
+    v4: 'Float keys with value 'NaN' match any input 'NaN' value regardless of bit value')."""
+    kin, kout = t["T1"], t["T2"]
+    if kin not in ("float", "double") or v.since_version == 1:
+        return NotApplicable("NaN keys exist for float and double keys only")
+    if kout not in ("int64", "string") and t.suffix:
+        return NotApplicable("NaN keys run mapping to int64 and string; the value types are covered by 'mapping'")
+    x = array(kin, [0.5, float("nan"), 3.0, 8.5, float("nan")])
+    return encoded(v, t, x, [0.5, float("nan"), 3.0], VALUES[kout], VALUES[kout][0])
+
+
+@OPERATOR.rejection
+def two_key_attributes(v, t, rng):
+    """keys_strings and keys_int64s both set."""
+    if v.since_version == 1:
+        return NotApplicable("LabelEncoder-1 has no keys_* attributes")
+    rule = v.sentence(r"only one of 'keys_\*'/'values_\*' can be set")
+    x = np.array([0.5, 3.0], np.float32)
+    return Case({"X": x}, {"Y": Declared("int64", (2,))},
+                {"keys_floats": [0.5, 3.0], "keys_int64s": [1, 2], "values_int64s": [10, 20]}, error=rule)
+
+
+@OPERATOR.rejection
+def lengths_differ(v, t, rng):
+    """keys_* and values_* of different lengths."""
+    if v.since_version < 4:
+        return NotApplicable("equal lengths of keys_* and values_* are stated from LabelEncoder-4")
+    rule = v.sentence(r"must have the same length")
+    x = np.array([0.5, 3.0], np.float32)
+    return Case({"X": x}, {"Y": Declared("int64", (2,))},
+                {"keys_floats": [0.5, 3.0, 4.0], "values_int64s": [10, 20]}, error=rule)
+
+
+OPERATOR.reference_differs(r"^nan_key ", "the evaluator looks keys up in a dict, where NaN never equals NaN; the spec "
+                           "maps NaN inputs through a NaN key (v2: bit-wise comparison; v4: any NaN matches)")
+OPERATOR.reference_differs(r"Issues with types .*classes_strings",
+                           "the evaluator implements LabelEncoder from version 2 only (it has no classes_strings)")
+OPERATOR.reference_differs(r"^(two_key_attributes|lengths_differ) .*returned outputs for an expect-error case",
+                           "the evaluator checks no attribute rule: it picks one keys_* and zips lists of unequal length")
