@@ -17,6 +17,7 @@ import math
 
 import numpy as np
 
+from generators.case import NotApplicable
 from generators.linalg_family import exact_array
 
 
@@ -314,3 +315,25 @@ def specials(t, shape, rng: np.random.Generator) -> np.ndarray:
     for p, s in zip(rng.permutation(x.size)[:3], (math.nan, math.inf, -math.inf)):
         x[p] = s
     return x.reshape(shape).astype(t.np())
+
+
+GEOMETRY_TYPES = ("float", "float16")
+
+
+def geometry_only(covered_by: str):
+    """A decorator for an example about where the window or kernel lands, not about arithmetic: it
+    runs in float and float16 only; `covered_by` names the examples that carry every type."""
+
+    def decorate(example):
+        def wrapped(v, t, rng):
+            if t.dtype not in GEOMETRY_TYPES:
+                return NotApplicable("window-geometry examples run in float and float16; the type's arithmetic is "
+                                     f"covered by {covered_by}")
+            return example(v, t, rng)
+
+        wrapped.__name__ = example.__name__
+        wrapped.__doc__ = example.__doc__
+        return wrapped
+
+    return decorate
+

@@ -10,7 +10,7 @@ branch based on the value in this array', default false). A Leaf carries (target
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np

@@ -3,10 +3,8 @@ type on the way to a representable result) gets `warn`, not `fail`, and the gate
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from generators.emit import generate_corpus

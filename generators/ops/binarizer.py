@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from generators.case import Case, Operator
+from generators.case import Case
 from generators.ml_family import data, exact_of, f32, ml_operator
 
 OPERATOR = ml_operator("Binarizer")

@@ -10,6 +10,7 @@ from generators.conv_family import (
     auto_pads,
     convolve,
     documented,
+    geometry_only,
     magnitude,
     operand,
     specials,
@@ -27,7 +28,6 @@ DOC_W = np.ones((1, 1, 3, 3)).tolist()
 def conv(v, t, x, w, b=None, *, kernel_shape=False, strides=None, pads=None, dilations=None, group=None,
          auto_pad=None):
     """The case: the attributes given (kernel_shape=True writes W's kernel shape), the exact result rounded once."""
-    n = x.ndim - 2
     if auto_pad in ("SAME_UPPER", "SAME_LOWER") and v.since_version < 11 and any(s != 1 for s in strides or []):
         return NotApplicable(f"Conv-{v.since_version}'s SAME_* asks that 'the output spatial size match the input', "
                              "which no padding gives with a stride above 1; ceil(input / stride) is Conv-11's")
@@ -88,22 +88,8 @@ def conv_with_autopad_same(v, t, rng):
 # ---------------------------------------------------------------------------------------------
 # each result-changing attribute on its own, random signed data
 
-GEOMETRY_TYPES = ("float", "float16")
-
-
-def geometry(example):
-    """An example about where the window goes, not about arithmetic: run in float and float16 only."""
-
-    def wrapped(v, t, rng):
-        if t.dtype not in GEOMETRY_TYPES:
-            return NotApplicable("window-geometry examples run in float and float16; the type's arithmetic is "
-                                 "covered by the documented examples, bias, group, depthwise, conv_1d, all_attributes "
-                                 "and ieee_specials")
-        return example(v, t, rng)
-
-    wrapped.__name__ = example.__name__
-    wrapped.__doc__ = example.__doc__
-    return wrapped
+geometry = geometry_only(
+    "the documented examples, bias, group, depthwise, conv_1d, all_attributes and ieee_specials")
 
 
 @OPERATOR.example

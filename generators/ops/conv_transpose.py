@@ -9,6 +9,7 @@ from generators.conv_family import (
     add_bias,
     conv_transpose,
     documented,
+    geometry_only,
     operand,
     specials,
     tolerance,
@@ -141,22 +142,8 @@ def group_2_image_3(v, t, rng):
 # ---------------------------------------------------------------------------------------------
 # each result-changing attribute on its own, random signed data
 
-GEOMETRY_TYPES = ("float", "float16")
-
-
-def geometry(example):
-    """An example about where the kernel lands, not about arithmetic: run in float and float16 only."""
-
-    def wrapped(v, t, rng):
-        if t.dtype not in GEOMETRY_TYPES:
-            return NotApplicable("window-geometry examples run in float and float16; the type's arithmetic is "
-                                 "covered by the documented examples, bias, group_bias, all_attributes and "
-                                 "ieee_specials")
-        return example(v, t, rng)
-
-    wrapped.__name__ = example.__name__
-    wrapped.__doc__ = example.__doc__
-    return wrapped
+geometry = geometry_only(
+    "the documented examples, bias, group_bias, all_attributes and ieee_specials")
 
 
 @OPERATOR.example

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from generators.case import Case, NotApplicable
+from generators.case import Case
 from generators.ml_family import data, exact_of, ml_operator, rounded
 
 OPERATOR = ml_operator("FeatureVectorizer")

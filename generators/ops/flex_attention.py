@@ -1,13 +1,10 @@
 """FlexAttention (ai.onnx.preview): softmax((Q K^T) * scale, with optional score_mod) V, prob_mod after the
 softmax; grouped query heads share K/V heads."""
 
-import math
-
 import mpmath
 import numpy as np
 from onnx import TensorProto, helper
 
-from generators import values
 from generators.accuracy import accumulation
 from generators.case import Case, Operator
 from generators.rounding import PREC, exact, round_to

@@ -3,10 +3,10 @@
 import math
 
 import numpy as np
-from onnx import helper, numpy_helper
+from onnx import numpy_helper
 
 from generators.case import Case, Declared, NotApplicable
-from generators.ml_family import f32, ml_operator
+from generators.ml_family import ml_operator
 from harness.dtypes import numpy_of
 
 OPERATOR = ml_operator("LabelEncoder", primary="T1",

@@ -3,7 +3,7 @@
 import mpmath
 
 from generators.accuracy import accumulation
-from generators.case import Case, NotApplicable
+from generators.case import Case
 from generators.ml_family import data, exact_of, ml_operator, rounded
 from generators.rounding import PREC
 

@@ -4,7 +4,7 @@ the aggregated leaf weights of the leaves each row reaches, post transformed; Y 
 import numpy as np
 
 from generators.accuracy import budget
-from generators.case import Case, NotApplicable
+from generators.case import Case
 from generators.ml_family import ml_operator, rounded
 from generators.tree_family import Leaf, Node, ensemble5_attrs, mode_tree, predict, split_data, two_trees
 from harness.dtypes import numpy_of
