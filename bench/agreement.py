@@ -53,7 +53,7 @@ def onnx_runner(cases: Path, workers: str, junit: Path, backend: str = "onnxrunt
 
 
 def ours(cases: Path, workers: str, report_dir: Path, backend: str = "onnxruntime") -> int:
-    cmd = [sys.executable, "-m", "harness.cli", "--backend", backend, "--cases", str(cases),
+    cmd = [sys.executable, "-m", "onnx_conformance.harness.cli", "--backend", backend, "--cases", str(cases),
            "--report-dir", str(report_dir), "-q", "-p", "no:cacheprovider"]
     if workers not in ("0", ""):
         cmd += ["-n", workers]

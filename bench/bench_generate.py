@@ -22,7 +22,7 @@ import time
 
 OURS = """
 import json, resource, sys
-from generators.emit import generate_corpus
+from onnx_conformance.generators.emit import generate_corpus
 index = generate_corpus(sys.argv[1], jobs=int(sys.argv[2]), crosscheck=sys.argv[3] == "1")
 main = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss

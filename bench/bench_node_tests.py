@@ -43,7 +43,7 @@ def main(argv: list[str] | None = None) -> None:
         cases = a.cases
         if cases is None:
             cases = tmp / "onnx-node"
-            subprocess.run([sys.executable, "-W", "ignore", "-m", "generators.cli", "--onnx-node-tests",
+            subprocess.run([sys.executable, "-W", "ignore", "-m", "onnx_conformance.generators.cli", "--onnx-node-tests",
                             "--out", str(cases)], cwd=BENCH.parent, check=True, stdout=subprocess.DEVNULL)
         cases = cases.resolve()
         ours, peer = [], []

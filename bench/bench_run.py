@@ -59,7 +59,7 @@ def ours(cases: str, workers: int, expectations: str | None) -> float:
     with tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()
         gate = ["--expectations", expectations] if expectations else []
-        subprocess.run([sys.executable, "-m", "harness.cli", "--backend", "onnxruntime", "--cases", cases,
+        subprocess.run([sys.executable, "-m", "onnx_conformance.harness.cli", "--backend", "onnxruntime", "--cases", cases,
                         "--report-dir", tmp, "-n", str(workers), "-q", *gate],
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         return time.perf_counter() - started

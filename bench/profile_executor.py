@@ -15,9 +15,9 @@ import pstats
 import time
 from pathlib import Path
 
-from harness.backends import registry
-from harness.corpus import find_cases
-from harness.executor import run_case
+from onnx_conformance.harness.backends import registry
+from onnx_conformance.harness.corpus import find_cases
+from onnx_conformance.harness.executor import run_case
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -15,11 +15,11 @@ import ml_dtypes
 import mpmath
 import numpy as np
 
-from generators import values
-from generators.accuracy import budget
-from generators.case import Case, Operator
-from generators.rounding import PREC, exact, round_to
-from harness.dtypes import numpy_of
+from onnx_conformance.generators import values
+from onnx_conformance.generators.accuracy import budget
+from onnx_conformance.generators.case import Case, Operator
+from onnx_conformance.generators.rounding import PREC, exact, round_to
+from onnx_conformance.harness.dtypes import numpy_of
 
 IEEE = ("float16", "bfloat16", "float", "double")
 NAN, INF = math.nan, math.inf

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from generators import values
-from generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators import values
+from onnx_conformance.generators.case import Case, NotApplicable, Operator
 
 DOC = [[2, 2], [3, 10]]
 

@@ -20,12 +20,12 @@ import ml_dtypes
 import mpmath
 import numpy as np
 
-from generators import values
-from generators.case import Case, NotApplicable, Operator, once_per_version
-from generators.movement import declared
-from generators.rounding import PREC, exact, round_to
-from generators.spec import versions
-from harness.dtypes import name_of_numpy, numpy_of
+from onnx_conformance.generators import values
+from onnx_conformance.generators.case import Case, NotApplicable, Operator, once_per_version
+from onnx_conformance.generators.movement import declared
+from onnx_conformance.generators.rounding import PREC, exact, round_to
+from onnx_conformance.generators.spec import versions
+from onnx_conformance.harness.dtypes import name_of_numpy, numpy_of
 
 FLOATS = ("float16", "bfloat16", "float", "double")
 EXACT = {"ulp": 0}

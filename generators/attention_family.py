@@ -40,11 +40,11 @@ from __future__ import annotations
 import mpmath
 import numpy as np
 
-from generators import values
-from generators.accuracy import accumulation, budget
-from generators.case import Case, Declared, NotApplicable
-from generators.rounding import PREC, exact, round_to
-from harness.dtypes import numpy_of
+from onnx_conformance.generators import values
+from onnx_conformance.generators.accuracy import accumulation, budget
+from onnx_conformance.generators.case import Case, Declared, NotApplicable
+from onnx_conformance.generators.rounding import PREC, exact, round_to
+from onnx_conformance.harness.dtypes import numpy_of
 
 NEG_INF = mpmath.mpf("-inf")
 

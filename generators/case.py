@@ -14,8 +14,8 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from generators.spec import OpVersion
-from harness.dtypes import name_of_numpy, numpy_of
+from onnx_conformance.generators.spec import OpVersion
+from onnx_conformance.harness.dtypes import name_of_numpy, numpy_of
 
 
 @dataclass(frozen=True)

@@ -15,10 +15,10 @@ from fractions import Fraction
 import ml_dtypes
 import numpy as np
 
-from generators import values
-from generators.case import NotApplicable, Operator, Types
-from generators.rounding import has_inf, has_nan, round_to
-from harness.dtypes import numpy_of
+from onnx_conformance.generators import values
+from onnx_conformance.generators.case import NotApplicable, Operator, Types
+from onnx_conformance.generators.rounding import has_inf, has_nan, round_to
+from onnx_conformance.harness.dtypes import numpy_of
 
 IEEE = ("float16", "bfloat16", "float", "double")
 FLOAT8 = ("float8e4m3fn", "float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz")

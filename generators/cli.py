@@ -9,9 +9,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from generators import coverage
-from generators.crosscheck import report_markdown
-from generators.emit import REPO_CASES, generate_corpus, units
+from onnx_conformance.generators import coverage
+from onnx_conformance.generators.crosscheck import report_markdown
+from onnx_conformance.generators.emit import REPO_CASES, generate_corpus, units
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def onnx_node_tests(p: argparse.ArgumentParser, a: argparse.Namespace) -> int:
-    from generators import onnx_node_tests as writer
+    from onnx_conformance.generators import onnx_node_tests as writer
 
     if a.out.resolve() == REPO_CASES.resolve() or a.check or (a.op and len(a.op) > 1):
         p.error("--onnx-node-tests needs its own --out DIR, takes at most one --op, and no --check")

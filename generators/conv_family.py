@@ -17,8 +17,8 @@ import math
 
 import numpy as np
 
-from generators.case import NotApplicable
-from generators.linalg_family import exact_array
+from onnx_conformance.generators.case import NotApplicable
+from onnx_conformance.generators.linalg_family import exact_array
 
 
 def exact(x) -> np.ndarray:
@@ -292,7 +292,7 @@ def deform_magnitude(x, w, offset, mask=None, bias=None, **conv) -> float:
 def operand(t, shape, rng: np.random.Generator, scale: int = 8) -> np.ndarray:
     """Distinct signed values of the type in [-64/scale, 64/scale] (a power-of-two scale keeps them
     exact): sums of a few dozen products stay far inside float16's range."""
-    from generators import values
+    from onnx_conformance.generators import values
 
     return (values.sample(t.dtype, shape, rng, specials=False) / scale).astype(t.np())
 
@@ -304,7 +304,7 @@ def documented(t, rows) -> np.ndarray:
 
 def tolerance(t, n: int, magnitude_: float, after: int = 0) -> dict | None:
     """accumulation(type, n = C/group * prod(kernel), magnitude = the largest sum of |terms|)."""
-    from generators.accuracy import accumulation
+    from onnx_conformance.generators.accuracy import accumulation
 
     return accumulation(t.dtype, n, magnitude_, after=after)
 

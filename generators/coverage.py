@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 
-from generators.ops import all_operators
-from generators.spec import versions
+from onnx_conformance.generators.ops import all_operators
+from onnx_conformance.generators.spec import versions
 
 
 def cells(ops: list[str]) -> list[tuple[str, int, str, str]]:

@@ -10,11 +10,11 @@ from onnx.reference import ReferenceEvaluator
 
 def against_reference(built) -> dict | None:
     """None when the reference evaluator agrees with our oracle; else a row for the committed report."""
-    from harness.compare import compare_outputs  # the runner's comparator: one definition of "agrees"
+    from onnx_conformance.harness.compare import compare_outputs  # the runner's comparator: one definition of "agrees"
 
     row = {"case": built.name, "op": built.meta["op"], "since_version": built.meta["since_version"],
            "dtype": built.meta["dtype"], "example": built.meta["example"]}
-    from generators.emit import plain
+    from onnx_conformance.generators.emit import plain
 
     feeds = {n: plain(a) for n, a in built.inputs}
     try:

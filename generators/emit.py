@@ -15,10 +15,10 @@ import numpy as np
 import onnx
 from onnx import checker, helper, numpy_helper
 
-from generators.case import Case, Const, Declared, Map, NotApplicable, Opt, Seq, Types, case_name, seeded_rng, type_of
-from generators.ops import all_operators
-from generators.spec import OpVersion, versions
-from harness.dtypes import elem_type_of, element_of, numpy_of
+from onnx_conformance.generators.case import Case, Const, Declared, Map, NotApplicable, Opt, Seq, Types, case_name, seeded_rng, type_of
+from onnx_conformance.generators.ops import all_operators
+from onnx_conformance.generators.spec import OpVersion, versions
+from onnx_conformance.harness.dtypes import elem_type_of, element_of, numpy_of
 
 INDEX_FORMAT = 1
 REPO_CASES = Path(__file__).resolve().parent.parent / "cases"
@@ -254,7 +254,7 @@ def _emit_unit(args) -> tuple[dict, list[dict], list[dict]]:
                 f.write(data)
         entries[b.name] = dict(b.meta, files={rel: hashlib.sha256(d).hexdigest() for rel, d in sorted(files.items())})
         if crosscheck:
-            from generators.crosscheck import against_reference
+            from onnx_conformance.generators.crosscheck import against_reference
 
             d = against_reference(b)
             if d:

@@ -6,7 +6,7 @@ import re
 
 import numpy as np
 
-from generators.movement import data
+from onnx_conformance.generators.movement import data
 
 
 def doc_or_data(t, doc, rng, doc_type: str = "float", specials: bool = True) -> np.ndarray:

@@ -14,11 +14,11 @@ from fractions import Fraction
 
 import numpy as np
 
-from generators import values
-from generators.accuracy import budget
-from generators.case import Case, NotApplicable, Types
-from generators.rounding import exact, round_to
-from harness.dtypes import name_of_numpy, numpy_of
+from onnx_conformance.generators import values
+from onnx_conformance.generators.accuracy import budget
+from onnx_conformance.generators.case import Case, NotApplicable, Types
+from onnx_conformance.generators.rounding import exact, round_to
+from onnx_conformance.harness.dtypes import name_of_numpy, numpy_of
 
 
 def exact_array(x: np.ndarray) -> np.ndarray:

@@ -14,11 +14,11 @@ from typing import Callable
 import ml_dtypes
 import numpy as np
 
-from generators import values
-from generators.case import Case, NotApplicable, Operator
-from generators.movement import data, declared
-from generators.spec import versions
-from harness.dtypes import numpy_of
+from onnx_conformance.generators import values
+from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.movement import data, declared
+from onnx_conformance.generators.spec import versions
+from onnx_conformance.harness.dtypes import numpy_of
 
 Rule = Callable[..., object]
 

@@ -22,10 +22,10 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from generators import accuracy
-from generators.case import Case, Declared, NotApplicable
-from generators.rounding import PREC, round_to
-from harness.dtypes import numpy_of
+from onnx_conformance.generators import accuracy
+from onnx_conformance.generators.case import Case, Declared, NotApplicable
+from onnx_conformance.generators.rounding import PREC, round_to
+from onnx_conformance.harness.dtypes import numpy_of
 
 REDUCTIONS = ("none", "sum", "mean")
 

@@ -8,11 +8,11 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from generators import values
-from generators.accuracy import budget
-from generators.case import Operator
-from generators.rounding import PREC, exact, round_to
-from harness.dtypes import numpy_of
+from onnx_conformance.generators import values
+from onnx_conformance.generators.accuracy import budget
+from onnx_conformance.generators.case import Operator
+from onnx_conformance.generators.rounding import PREC, exact, round_to
+from onnx_conformance.harness.dtypes import numpy_of
 
 ML = "ai.onnx.ml"
 
@@ -77,7 +77,7 @@ def transform_row(row: list, kind: str) -> list:
 def transform_tolerance(kind: str, type_name: str, n: int, magnitude: float) -> dict | None:
     """The scores are sums of n products (any order); a transform adds the composite budget
     (exp, erfinv); SOFTMAX's and LOGISTIC's results lie in [0, 1]."""
-    from generators.accuracy import accumulation
+    from onnx_conformance.generators.accuracy import accumulation
 
     acc = accumulation(type_name, n, magnitude) or {}
     if kind == "NONE":

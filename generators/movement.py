@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from generators import values
-from generators.case import Declared, Types
+from onnx_conformance.generators import values
+from onnx_conformance.generators.case import Declared, Types
 
 
 def data(t: Types, shape, rng: np.random.Generator, param: str | None = None, specials: bool = True) -> np.ndarray:

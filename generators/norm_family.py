@@ -23,11 +23,11 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from generators import values
-from generators.accuracy import EPSILON, budget
-from generators.linalg_family import exact_array
-from generators.rounding import PREC, round_to
-from harness.dtypes import elem_type_of, numpy_of
+from onnx_conformance.generators import values
+from onnx_conformance.generators.accuracy import EPSILON, budget
+from onnx_conformance.generators.linalg_family import exact_array
+from onnx_conformance.generators.rounding import PREC, round_to
+from onnx_conformance.harness.dtypes import elem_type_of, numpy_of
 
 NARROW = ("float16", "bfloat16")
 DEFAULT_EPSILON = 1e-5

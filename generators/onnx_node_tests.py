@@ -19,7 +19,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, numpy_helper
 
-from harness.dtypes import name_of
+from onnx_conformance.harness.dtypes import name_of
 
 SOURCE = "onnx.backend.test.case.node"
 

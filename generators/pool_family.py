@@ -29,10 +29,10 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from generators import values
-from generators.accuracy import accumulation, budget
-from generators.case import Case, Declared, NotApplicable
-from generators.rounding import PREC, exact
+from onnx_conformance.generators import values
+from onnx_conformance.generators.accuracy import accumulation, budget
+from onnx_conformance.generators.case import Case, Declared, NotApplicable
+from onnx_conformance.generators.rounding import PREC, exact
 
 IGNORED = "Sliding windows that would start in the right padded region are ignored."
 FLOOR_SAME = "floor(input_spatial_shape[i] / strides_spatial_shape[i])"

@@ -21,10 +21,10 @@ from fractions import Fraction
 import ml_dtypes
 import numpy as np
 
-from generators import values
-from generators.case import Operator
-from generators.rounding import exact, round_to
-from harness.dtypes import elem_type_of, name_of_numpy, numpy_of
+from onnx_conformance.generators import values
+from onnx_conformance.generators.case import Operator
+from onnx_conformance.generators.rounding import exact, round_to
+from onnx_conformance.harness.dtypes import elem_type_of, name_of_numpy, numpy_of
 
 FLOAT8 = ("float8e4m3fn", "float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz")
 
@@ -236,7 +236,7 @@ def small_float_info(type_name: str):
 
 def conv_attrs(x_shape, w_shape, attrs: dict) -> dict:
     """convolve()'s keyword arguments from the node's attributes (auto_pad resolved to pads)."""
-    from generators.conv_family import auto_pads
+    from onnx_conformance.generators.conv_family import auto_pads
 
     spatial = len(x_shape) - 2
     strides = attrs.get("strides", [1] * spatial)
@@ -250,7 +250,7 @@ def conv_attrs(x_shape, w_shape, attrs: dict) -> dict:
 def shifted_conv(x, w, xzp, wzp, attrs: dict) -> np.ndarray:
     """conv(x - x_zero_point, w - w_zero_point): the zero point per tensor, or (w) one per output
     channel; padding is 0 after the shift (a padded position adds nothing to the sum)."""
-    from generators.conv_family import convolve
+    from onnx_conformance.generators.conv_family import convolve
 
     ex = exact_values(x)
     if xzp is not None:

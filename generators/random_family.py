@@ -12,9 +12,9 @@ from __future__ import annotations
 import mpmath
 import numpy as np
 
-from generators import values
-from generators.case import Case, NotApplicable
-from harness.dtypes import elem_type_of, numpy_of
+from onnx_conformance.generators import values
+from onnx_conformance.generators.case import Case, NotApplicable
+from onnx_conformance.harness.dtypes import elem_type_of, numpy_of
 
 # ~10,000 values: enough for a Kolmogorov-Smirnov test to see a normal 25% too wide (D ~ 0.07
 # against a critical 0.027 at p = 1e-6), few enough for a small case.

@@ -34,10 +34,10 @@ import re
 import mpmath
 import numpy as np
 
-from generators.accuracy import accumulation, budget
-from generators.case import Case, Declared, NotApplicable
-from generators.rounding import PREC, exact, round_to
-from harness.dtypes import numpy_of
+from onnx_conformance.generators.accuracy import accumulation, budget
+from onnx_conformance.generators.case import Case, Declared, NotApplicable
+from onnx_conformance.generators.rounding import PREC, exact, round_to
+from onnx_conformance.harness.dtypes import numpy_of
 
 GATES = {"RNN": 1, "GRU": 3, "LSTM": 4}
 DEFAULT_ACTIVATIONS = {"RNN": ["Tanh"], "GRU": ["Sigmoid", "Tanh"], "LSTM": ["Sigmoid", "Tanh", "Tanh"]}

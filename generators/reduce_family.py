@@ -14,9 +14,9 @@ from typing import Callable, Sequence
 import ml_dtypes
 import numpy as np
 
-from generators.case import Case, Declared, NotApplicable, Operator, Types
-from generators.spec import OpVersion
-from harness.dtypes import numpy_of
+from onnx_conformance.generators.case import Case, Declared, NotApplicable, Operator, Types
+from onnx_conformance.generators.spec import OpVersion
+from onnx_conformance.harness.dtypes import numpy_of
 
 FLOATS = ("float16", "bfloat16", "float", "double")
 LOW_PRECISION = ("float16", "bfloat16")

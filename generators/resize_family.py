@@ -20,10 +20,10 @@ from fractions import Fraction
 
 import numpy as np
 
-from generators import values
-from generators.accuracy import accumulation
-from generators.linalg_family import exact_array, to_type
-from harness.dtypes import numpy_of
+from onnx_conformance.generators import values
+from onnx_conformance.generators.accuracy import accumulation
+from onnx_conformance.generators.linalg_family import exact_array, to_type
+from onnx_conformance.harness.dtypes import numpy_of
 
 HALF = Fraction(1, 2)
 FLOATS = ("float16", "bfloat16", "float", "double")

@@ -15,7 +15,7 @@ import ml_dtypes
 import mpmath
 import numpy as np
 
-from harness.dtypes import numpy_of
+from onnx_conformance.harness.dtypes import numpy_of
 
 # Working precision of mpmath oracles: far beyond double's 53 bits, so a correctly rounded
 # double is missed only if the exact value lies within 2^-200 relative of a rounding boundary.

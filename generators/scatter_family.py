@@ -6,10 +6,10 @@ import re
 
 import numpy as np
 
-from generators.case import Case, NotApplicable, once_per_version
-from generators.movement import data, declared, indices
-from generators.spec import versions
-from generators.values import int_range, is_int
+from onnx_conformance.generators.case import Case, NotApplicable, once_per_version
+from onnx_conformance.generators.movement import data, declared, indices
+from onnx_conformance.generators.spec import versions
+from onnx_conformance.generators.values import int_range, is_int
 
 NO_ARITHMETIC = ("string", "bool")  # ONNX's Add, Mul, Max and Min accept neither
 UNORDERED = ("complex64", "complex128")

@@ -6,9 +6,9 @@ import re
 
 import numpy as np
 
-from generators.case import NotApplicable, Seq
-from generators.values import value
-from harness.dtypes import numpy_of
+from onnx_conformance.generators.case import NotApplicable, Seq
+from onnx_conformance.generators.values import value
+from onnx_conformance.harness.dtypes import numpy_of
 
 
 def elem(seq_type: str) -> str:

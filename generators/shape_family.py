@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from generators.movement import indices
+from onnx_conformance.generators.movement import indices
 
 
 def ints_argument(v, name: str, ints, inputs: dict, attrs: dict) -> None:

@@ -16,10 +16,10 @@ import mpmath
 import numpy as np
 from onnx import helper
 
-from generators.accuracy import accumulation, budget
-from generators.case import Case, NotApplicable, Operator
-from generators.rounding import PREC, round_to
-from harness.dtypes import numpy_of
+from onnx_conformance.generators.accuracy import accumulation, budget
+from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.rounding import PREC, round_to
+from onnx_conformance.harness.dtypes import numpy_of
 
 WINDOWS = {
     "HannWindow": (Fraction(1, 2), Fraction(1, 2)),

@@ -6,8 +6,8 @@ import re
 
 import numpy as np
 
-from generators.movement import data
-from harness.dtypes import numpy_of
+from onnx_conformance.generators.movement import data
+from onnx_conformance.harness.dtypes import numpy_of
 
 def documented(t, values, rng: np.random.Generator, param: str | None = None) -> np.ndarray:
     """The data a documented example fixes, in the binding's type where every value is exact there;

@@ -14,11 +14,11 @@ import ml_dtypes
 import mpmath
 import numpy as np
 
-from generators import values
-from generators.accuracy import budget
-from generators.case import Case, NotApplicable, Operator
-from generators.rounding import PREC, round_to
-from harness.dtypes import numpy_of
+from onnx_conformance.generators import values
+from onnx_conformance.generators.accuracy import budget
+from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.rounding import PREC, round_to
+from onnx_conformance.harness.dtypes import numpy_of
 
 # A row function: the row's exact values (mpf) -> the result row (mpf or int), same length.
 Row = Callable[[list], list]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from generators.movement import data
+from onnx_conformance.generators.movement import data
 
 # Types whose documented (float) example data is taken as it is, cast once to the type.
 FLOATS = ("float16", "bfloat16", "float", "double", "complex64", "complex128")

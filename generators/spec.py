@@ -8,7 +8,7 @@ from functools import lru_cache
 
 import onnx.defs
 
-from harness.dtypes import from_type_str
+from onnx_conformance.harness.dtypes import from_type_str
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from generators.case import Operator, Types
+from onnx_conformance.generators.case import Operator, Types
 
 
 def strings(nested) -> np.ndarray:

@@ -8,9 +8,9 @@ import numpy as np
 import onnx.defs
 from onnx import helper, numpy_helper
 
-from generators.case import Opt, Seq, type_of
-from generators.values import value
-from harness.dtypes import elem_type_of
+from onnx_conformance.generators.case import Opt, Seq, type_of
+from onnx_conformance.generators.values import value
+from onnx_conformance.harness.dtypes import elem_type_of
 
 
 def type_proto(type_name: str, shape=None):

@@ -10,10 +10,10 @@ from __future__ import annotations
 import mpmath
 import numpy as np
 
-from generators.accuracy import budget
-from generators.case import Case, Operator
-from generators.rounding import PREC, exact, round_to
-from harness.dtypes import numpy_of
+from onnx_conformance.generators.accuracy import budget
+from onnx_conformance.generators.case import Case, Operator
+from onnx_conformance.generators.rounding import PREC, exact, round_to
+from onnx_conformance.harness.dtypes import numpy_of
 
 TRAINING = "ai.onnx.preview.training"
 

@@ -16,8 +16,8 @@ from fractions import Fraction
 import numpy as np
 from onnx import numpy_helper
 
-from generators.ml_family import exact_of, transform_row
-from harness.dtypes import numpy_of
+from onnx_conformance.generators.ml_family import exact_of, transform_row
+from onnx_conformance.harness.dtypes import numpy_of
 
 MODES = ("BRANCH_LEQ", "BRANCH_LT", "BRANCH_GTE", "BRANCH_GT", "BRANCH_EQ", "BRANCH_NEQ", "BRANCH_MEMBER")
 

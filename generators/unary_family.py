@@ -15,12 +15,12 @@ import ml_dtypes
 import mpmath
 import numpy as np
 
-from generators import values
-from generators.accuracy import EPSILON, budget
-from generators.case import Case, NotApplicable, Operator, Types
-from generators.rounding import PREC, exact, round_to
-from generators.spec import OpVersion
-from harness.dtypes import numpy_of
+from onnx_conformance.generators import values
+from onnx_conformance.generators.accuracy import EPSILON, budget
+from onnx_conformance.generators.case import Case, NotApplicable, Operator, Types
+from onnx_conformance.generators.rounding import PREC, exact, round_to
+from onnx_conformance.generators.spec import OpVersion
+from onnx_conformance.harness.dtypes import numpy_of
 
 UNDEFINED = object()  # an element whose result the spec leaves undefined: never emitted
 

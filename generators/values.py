@@ -13,8 +13,8 @@ from functools import lru_cache
 import ml_dtypes
 import numpy as np
 
-from generators.case import Opt, Seq
-from harness.dtypes import numpy_of
+from onnx_conformance.generators.case import Opt, Seq
+from onnx_conformance.harness.dtypes import numpy_of
 
 LONG_STRING = "long:" + "".join(chr(0x41 + (i % 26)) for i in range(1000))
 STRINGS = ["", "é", "日本語のテキスト", LONG_STRING, "tab\tand space ", "😀"]

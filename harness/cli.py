@@ -11,8 +11,8 @@ import os
 import sys
 from pathlib import Path
 
-from harness.expectations import NOTHING_RAN, REGRESSED, SETUP_ERROR
-from harness.results import report_dir_for
+from onnx_conformance.harness.expectations import NOTHING_RAN, REGRESSED, SETUP_ERROR
+from onnx_conformance.harness.results import report_dir_for
 
 DESCRIPTION = """\
 Run every case of an ONNX test-data corpus against a backend, each in an isolated executor
@@ -76,7 +76,7 @@ def default_cases() -> Path:
     if (cases / "node").is_dir():
         return cases
     try:
-        from generators.emit import generate_corpus
+        from onnx_conformance.generators.emit import generate_corpus
     except ImportError as e:
         raise SystemExit(f"run-conformance: no corpus at {cases / 'node'} and the generator is "
                          f"not importable ({e}); pass --cases DIR") from None
@@ -91,7 +91,7 @@ def pytest_args(args: argparse.Namespace, cases: Path, report_dir: Path,
         # Isolation from whatever project we are started in: no pytest.ini/pyproject addopts,
         # no conftest.py above the corpus, no tests/ collected.
         "-c", os.devnull, "--rootdir", str(Path.cwd()), "--confcutdir", str(cases),
-        "-p", "harness.plugin",
+        "-p", "onnx_conformance.harness.plugin",
         # Hypothesis' plugin costs most of a second to import and cases never use it.
         "-p", "no:hypothesispytest",
         # Nothing to capture: backends run in executor processes whose output the executor keeps
@@ -167,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
 
     catcher = _ConfigCatcher()
     rc = int(pytest.main(pytest_args(args, cases, report_dir, passthrough), plugins=[catcher]))
-    from harness.plugin import VERDICT  # only now: pytest must import the plugin itself to load it
+    from onnx_conformance.harness.plugin import VERDICT  # only now: pytest must import the plugin itself to load it
 
     verdict = catcher.config.stash.get(VERDICT, None) if catcher.config is not None else None
     if verdict is not None:

@@ -8,7 +8,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from harness import dtypes
+from onnx_conformance.harness import dtypes
 
 # Default tolerance per ONNX dtype: |got - expected| <= atol + rtol * |expected|.
 # rtol is a few units in the last place of the format, so a backend that rounds once more than
@@ -55,7 +55,7 @@ def compare_outputs(
     TensorProtos; otherwise they are read from the expected arrays."""
     if tolerance and "distribution" in tolerance:
         # a random operator's case: judged on its distribution, not its values (harness/distribution.py)
-        from harness.distribution import judge
+        from onnx_conformance.harness.distribution import judge
 
         return judge(expected, actual, tolerance["distribution"], dtype_names, tolerance)
     if actual is None or not isinstance(actual, (list, tuple)):

@@ -7,8 +7,8 @@ import json
 import sys
 from pathlib import Path
 
-from harness.reports import _one_line
-from harness.results import read_json, read_results
+from onnx_conformance.harness.reports import _one_line
+from onnx_conformance.harness.results import read_json, read_results
 
 # Two failing answers "differ in numbers" when their largest errors are further apart than this.
 NUMBERS_RTOL = 1e-6

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from harness.dtypes import name_of
+from onnx_conformance.harness.dtypes import name_of
 
 MODEL = "model.onnx"
 INDEX = "index.json"
@@ -67,7 +67,7 @@ def find_cases(root: Path) -> list[Case]:
     root = Path(root)
     if not root.is_dir():
         raise CorpusError(f"cases directory {root} does not exist")
-    from harness.safety import symlink_leaving
+    from onnx_conformance.harness.safety import symlink_leaving
 
     found: dict[str, Path] = {}
     unsafe: dict[str, str] = {}  # folders that are symlinks out of the corpus: reported, not read
@@ -150,7 +150,7 @@ def _inferred(name: str, case_dir: Path) -> Case:
     """Facts read from the model itself, for corpora without an index (onnx's own data/node)."""
     from onnx import defs
 
-    from harness.safety import read_model
+    from onnx_conformance.harness.safety import read_model
 
     try:  # size- and symlink-checked: a hostile model.onnx costs the controller nothing
         model = read_model(str(case_dir))

@@ -14,8 +14,8 @@ import threading
 from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
 from typing import Callable
 
-from harness.corpus import Case
-from harness.executor import Executor
+from onnx_conformance.harness.corpus import Case
+from onnx_conformance.harness.executor import Executor
 
 
 class Dispatch:

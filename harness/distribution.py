@@ -44,7 +44,7 @@ KINDS = ("uniform", "normal", "bernoulli", "multinomial")
 def judge(expected: list, actual: Any, spec: dict, dtype_names: list[str] | None = None,
           tolerance: dict | None = None):
     """compare_outputs for a case whose tolerance names a distribution."""
-    from harness.compare import Comparison, _compare, _name
+    from onnx_conformance.harness.compare import Comparison, _compare, _name
 
     if actual is None or not isinstance(actual, (list, tuple)):
         return Comparison("fail", f"outputs are {type(actual).__name__}, expected a list of {len(expected)}")

@@ -10,10 +10,10 @@ import threading
 import time
 from typing import Any
 
-from harness import safety
-from harness.compare import compare_outputs
-from harness.corpus import EXPECT_ERROR, data_sets, value_types
-from harness.results import new_result
+from onnx_conformance.harness import safety
+from onnx_conformance.harness.compare import compare_outputs
+from onnx_conformance.harness.corpus import EXPECT_ERROR, data_sets, value_types
+from onnx_conformance.harness.results import new_result
 
 # What the child is doing, kept in shared memory so a crash can still say where it happened.
 IDLE, LOAD, RUN, COMPARE = 0, 1, 2, 3
@@ -206,7 +206,7 @@ def _serve(conn, backend: str, options: dict, stage, log, memory_limit: int | No
         _limit_memory(memory_limit)
     LIMITS = safety.limits_for(memory_limit)
     try:
-        from harness.backends import registry
+        from onnx_conformance.harness.backends import registry
 
         adapter = registry.load(backend, dict(options))
         info = {"name": getattr(adapter, "name", backend), "version": str(adapter.version)}

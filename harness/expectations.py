@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.results import STATUSES
+from onnx_conformance.harness.results import STATUSES
 
 OK, REGRESSED, SETUP_ERROR, NOTHING_RAN = 0, 1, 2, 3
 BAD = frozenset({"fail", "error", "crash", "timeout", "flaky"})

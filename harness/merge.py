@@ -19,12 +19,12 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-import harness
-from harness import expectations as baseline
-from harness.reports import write_matrices
-from harness.results import (RESULTS, RUN, FIELDS, counts, now, plain, read_json, read_results,
+from onnx_conformance import harness
+from onnx_conformance.harness import expectations as baseline
+from onnx_conformance.harness.reports import write_matrices
+from onnx_conformance.harness.results import (RESULTS, RUN, FIELDS, counts, now, plain, read_json, read_results,
                              write_json)
-from harness.shard import names_sha256
+from onnx_conformance.harness.shard import names_sha256
 
 JUNIT = "junit.xml"
 

@@ -15,17 +15,17 @@ import pytest
 from _pytest._code import ExceptionInfo
 from _pytest.reports import TestReport
 
-import harness
-from harness import expectations as baseline
-from harness import safety
-from harness import shard
-from harness.corpus import Case, CorpusError, find_cases, index_sha256
-from harness.dispatch import Dispatch
-from harness.executor import BackendUnavailable, Executor, one_line
-from harness.expectations import ExpectationsError
-from harness.reports import terminal_summary, write_matrices
-from harness.rerun import with_reruns
-from harness.results import (RESULTS, RUN, ResultsLog, counts, new_result, now, plain,
+from onnx_conformance import harness
+from onnx_conformance.harness import expectations as baseline
+from onnx_conformance.harness import safety
+from onnx_conformance.harness import shard
+from onnx_conformance.harness.corpus import Case, CorpusError, find_cases, index_sha256
+from onnx_conformance.harness.dispatch import Dispatch
+from onnx_conformance.harness.executor import BackendUnavailable, Executor, one_line
+from onnx_conformance.harness.expectations import ExpectationsError
+from onnx_conformance.harness.reports import terminal_summary, write_matrices
+from onnx_conformance.harness.rerun import with_reruns
+from onnx_conformance.harness.results import (RESULTS, RUN, ResultsLog, counts, new_result, now, plain,
                              platform_info, read_json, report_dir_for, write_json)
 
 PLUGIN_NAME = "conformance"

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 
-from harness import dtypes
+from onnx_conformance.harness import dtypes
 
 # Worst first: a cell is coloured by the most severe status among its cases.
 SEVERITY = ("crash", "timeout", "flaky", "error", "fail", "warn", "unsupported", "skip", "pass")

@@ -23,7 +23,7 @@ import re
 import stat
 from dataclasses import dataclass
 
-from harness.corpus import EXPECT_ERROR, MODEL, _numbered
+from onnx_conformance.harness.corpus import EXPECT_ERROR, MODEL, _numbered
 
 # One serialized protobuf message cannot exceed 2 GiB (protobuf's own limit), so no model.onnx or
 # .pb file can legitimately be larger; larger weights live in external data, which the harness

@@ -7,9 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from harness import compare_reports
-from harness.reports import SEVERITY
-from harness.results import read_json, read_results
+from onnx_conformance.harness import compare_reports
+from onnx_conformance.harness.reports import SEVERITY
+from onnx_conformance.harness.results import read_json, read_results
 
 REPORTS = Path("reports")
 # The backends the committed scoreboard covers; each needs its extra installed (README).
@@ -18,7 +18,7 @@ BACKENDS = ("onnxruntime", "reference", "openvino", "tract", "torch", "iree")
 
 def run_backend(name: str, workers: str, extra: list[str]) -> int:
     report = REPORTS / name
-    cmd = [sys.executable, "-m", "harness.cli", "--backend", name, "--report-dir", str(report),
+    cmd = [sys.executable, "-m", "onnx_conformance.harness.cli", "--backend", name, "--report-dir", str(report),
            "--expectations", str(report / "expectations.txt"), "--update-expectations", "-q", "-rN"]
     if workers != "0":
         cmd += ["-n", workers]

@@ -89,7 +89,7 @@ def run_cli(*args: str, cwd: Path, timeout: float = 120) -> subprocess.Completed
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
     env.pop("PYTEST_ADDOPTS", None)
     env.pop("PYTEST_XDIST_WORKER", None)
-    return subprocess.run([sys.executable, "-m", "harness.cli", *args], cwd=cwd, env=env,
+    return subprocess.run([sys.executable, "-m", "onnx_conformance.harness.cli", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=timeout)
 
 
@@ -120,7 +120,7 @@ def generated_corpus(tmp_path_factory) -> tuple[Path, dict]:
 
     A developer working on a few operators may set CONFORMANCE_OPS=Conv,MaxPool to generate only
     those; CI never sets it, and the tests about the whole corpus then fail as they should."""
-    from generators.emit import generate_corpus
+    from onnx_conformance.generators.emit import generate_corpus
 
     out = tmp_path_factory.mktemp("generated")
     only = [n for n in os.environ.get("CONFORMANCE_OPS", "").split(",") if n] or None

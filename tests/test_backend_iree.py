@@ -8,8 +8,8 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
-from harness.backends import registry
-from harness.compare import compare_outputs
+from onnx_conformance.harness.backends import registry
+from onnx_conformance.harness.compare import compare_outputs
 
 pytest.importorskip("iree.compiler")
 rt = pytest.importorskip("iree.runtime")
@@ -135,7 +135,7 @@ def test_integer_reductions_keep_signedness(adapter, tmp_path, values):
 
 
 def test_a_signed_result_is_not_relabelled_unsigned(adapter):
-    from harness.backends.iree import _to_numpy
+    from onnx_conformance.harness.backends.iree import _to_numpy
 
     signed = rt.asdevicearray(adapter.config.device, np.array([1, 2], np.int64))  # SINT_64, not signless
     out = _to_numpy(signed, "uint64")

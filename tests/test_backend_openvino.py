@@ -8,8 +8,8 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
-from harness.backends import registry
-from harness.compare import compare_outputs
+from onnx_conformance.harness.backends import registry
+from onnx_conformance.harness.compare import compare_outputs
 
 ov = pytest.importorskip("openvino")
 
@@ -145,7 +145,7 @@ def test_bfloat16_reduction_is_computed_on_the_real_bits(adapter, tmp_path):
 
 def test_a_different_output_type_reaches_the_comparator(adapter):
     # What OpenVINO hands back is returned as its own type, never cast to the declared one.
-    from harness.backends.openvino import _from_tensor
+    from onnx_conformance.harness.backends.openvino import _from_tensor
 
     out = _from_tensor(ov.Tensor(np.array([1, 2], np.int64)))
     assert out.dtype == np.int64
@@ -187,7 +187,7 @@ def test_refusals_seen_on_the_reduce_corpus_are_unsupported(adapter, tmp_path, o
 @pytest.mark.parametrize("type_name, elem", [("int4", TensorProto.INT4), ("uint4", TensorProto.UINT4)])
 def test_four_bit_types_are_packed_as_onnx_packs_them(adapter, tmp_path, type_name, elem):
     """A Transpose moves elements between nibbles: a wrong nibble order would scramble them."""
-    from generators import values
+    from onnx_conformance.generators import values
 
     x = values.sample(type_name, (3, 5), np.random.default_rng(3))  # odd count: a half-filled last byte
     path = _model(tmp_path, "Transpose", [("x", elem, [3, 5])], (elem, [5, 3]), opset=21, ir=10, perm=[1, 0])
@@ -199,7 +199,7 @@ def test_strings_go_in_as_utf8_text_and_come_back_in_shape(adapter, tmp_path):
     """Non-ASCII and N-d: bytes from a TensorProto are UTF-8, and str_data of an N-d tensor is N-d.
     The conversion is checked without inference: OpenVINO 2026.4's string Identity aborts the
     process ('free(): invalid pointer') when its request is freed, a `crash` in every run."""
-    from harness.backends.openvino import _from_tensor, _to_tensor
+    from onnx_conformance.harness.backends.openvino import _from_tensor, _to_tensor
 
     path = _model(tmp_path, "Identity", [("x", TensorProto.STRING, [2, 2])], (TensorProto.STRING, [2, 2]))
     compiled, _ = adapter.prepare(path)

@@ -14,8 +14,8 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
-from harness.backends import registry
-from harness.compare import compare_outputs
+from onnx_conformance.harness.backends import registry
+from onnx_conformance.harness.compare import compare_outputs
 
 pytest.importorskip("torch")
 # Not importorskip: onnx2torch's own import fails without torchvision; the adapter's does not.
@@ -57,7 +57,7 @@ X = np.array([[3.0, -1.0], [2.0, 5.0], [4.0, 0.5]], np.float32)
 
 
 def test_the_module_named_torch_imports_the_real_torch():
-    import harness.backends.torch as adapter_module
+    import onnx_conformance.harness.backends.torch as adapter_module
 
     assert adapter_module.torch.__name__ == "torch" and hasattr(adapter_module.torch, "tensor")
 
@@ -187,7 +187,7 @@ def test_torchvision_converters_are_left_out_when_torchvision_is_broken(tmp_path
         """
         import numpy as np, onnx
         from onnx import helper, TensorProto
-        import harness.backends.torch as t
+        import onnx_conformance.harness.backends.torch as t
         assert t.TORCHVISION_CONVERTERS_LEFT_OUT
         a = t.TorchAdapter({})
         node = helper.make_node("NonMaxSuppression", ["b", "s"], ["y"])

@@ -8,8 +8,8 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
-from harness.backends import registry
-from harness.compare import compare_outputs
+from onnx_conformance.harness.backends import registry
+from onnx_conformance.harness.compare import compare_outputs
 
 pytest.importorskip("onnxruntime")
 
@@ -222,8 +222,8 @@ def test_a_sparse_result_is_returned_as_such_and_fails_as_the_wrong_kind_of_outp
 def test_every_type_onnxruntime_holds_goes_in_and_out_with_its_bits(ort_adapter, tmp_path, type_name, op, opset):
     """The corpus's own test data for the type (odd element count, specials included) through a node
     that only moves elements: what comes back is exactly what went in, in the declared type."""
-    from generators import values
-    from harness.dtypes import elem_type_of
+    from onnx_conformance.generators import values
+    from onnx_conformance.harness.dtypes import elem_type_of
 
     elem = elem_type_of(type_name)
     x = values.sample(type_name, (3, 5), np.random.default_rng(7))

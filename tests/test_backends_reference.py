@@ -8,8 +8,8 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
-from harness.backends import registry
-from harness.compare import compare_outputs
+from onnx_conformance.harness.backends import registry
+from onnx_conformance.harness.compare import compare_outputs
 
 
 @pytest.fixture(scope="module")

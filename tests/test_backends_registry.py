@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 
-from harness.backends import base, registry, standard
+from onnx_conformance.harness.backends import base, registry, standard
 
 pytestmark = pytest.mark.filterwarnings("ignore:onnx.version is deprecated:DeprecationWarning")
 
@@ -23,12 +23,12 @@ def test_builtins_are_found_by_module_name():
 def test_a_builtin_is_imported_only_when_chosen():
     code = textwrap.dedent("""
         import sys
-        from harness.backends import registry
+        from onnx_conformance.harness.backends import registry
         registry.load("reference", {})
-        print(sorted(m for m in sys.modules if m.startswith("harness.backends.")), "onnxruntime" in sys.modules)
+        print(sorted(m for m in sys.modules if m.startswith("onnx_conformance.harness.backends.")), "onnxruntime" in sys.modules)
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "['harness.backends.base', 'harness.backends.reference', 'harness.backends.registry'] False"
+    assert out.strip() == "['onnx_conformance.harness.backends.base', 'onnx_conformance.harness.backends.reference', 'onnx_conformance.harness.backends.registry'] False"
 
 
 def test_dotted_standard_api_module_is_wrapped():
@@ -65,7 +65,7 @@ def test_not_found_says_why_in_one_line(name, options, message):
 def plugin_dir(tmp_path, monkeypatch):
     """A directory on sys.path holding third-party backends and an installed distribution's metadata."""
     (tmp_path / "thirdparty_backend.py").write_text(textwrap.dedent("""
-        from harness.backends.base import Adapter
+        from onnx_conformance.harness.backends.base import Adapter
 
         class ThirdParty(Adapter):
             name = "thirdparty"

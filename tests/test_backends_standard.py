@@ -11,9 +11,9 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
-from harness.backends import registry, standard
-from harness.backends.base import Unsupported
-from harness.compare import compare_outputs
+from onnx_conformance.harness.backends import registry, standard
+from onnx_conformance.harness.backends.base import Unsupported
+from onnx_conformance.harness.compare import compare_outputs
 
 pytest.importorskip("onnxruntime")
 pytestmark = pytest.mark.filterwarnings("ignore:onnx.version is deprecated:DeprecationWarning")
@@ -123,7 +123,7 @@ def _fake_backend(compatible=True):
 def test_a_backend_declining_an_operator_passes_none_of_its_expect_error_cases(tmp_path):
     """Through onnx's Backend API by dotted path: every ReduceProd model is declined, so its rejection
     cases are `unsupported`, not `pass`; another operator's rejection cases still pass."""
-    from generators.emit import generate_corpus
+    from onnx_conformance.generators.emit import generate_corpus
     from tests.conftest import read_jsonl, run_cli
 
     generate_corpus(tmp_path / "c", ops=["ReduceProd", "ReduceSum"], jobs=1, crosscheck=False)

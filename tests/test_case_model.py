@@ -8,11 +8,11 @@ import onnx
 import pytest
 from onnx import helper
 
-from generators import values
-from generators.case import Case, Operator, Opt, Seq, case_name, snake
-from generators.emit import build_model, ir_version_for, value_proto
-from generators.spec import versions
-from harness.corpus import read_value
+from onnx_conformance.generators import values
+from onnx_conformance.generators.case import Case, Operator, Opt, Seq, case_name, snake
+from onnx_conformance.generators.emit import build_model, ir_version_for, value_proto
+from onnx_conformance.generators.spec import versions
+from onnx_conformance.harness.corpus import read_value
 
 
 def _version(op: str, since: int):
@@ -104,7 +104,7 @@ def test_sequences_and_optionals_are_written_as_onnx_loader_reads_them(tmp_path)
 
 
 def test_a_constant_input_is_an_initializer_and_not_test_data():
-    from generators.case import Const
+    from onnx_conformance.generators.case import Const
 
     op = Operator("Reshape")
     v = _version("Reshape", 21)

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from harness import expectations as baseline
-from harness import shard
-from harness.backends.registry import builtin_names
+from onnx_conformance.harness import expectations as baseline
+from onnx_conformance.harness import shard
+from onnx_conformance.harness.backends.registry import builtin_names
 from tests.conftest import REPO, TOY, build_corpus, read_jsonl, run_cli
 
 EXAMPLES = REPO / ".ci" / "examples"
@@ -90,7 +90,7 @@ def run_script(argv: list[str], cwd: Path, extra: tuple[str, ...] = ()) -> subpr
     """A console script from pyproject.toml, run as `python -m` its module."""
     assert argv[0] in SCRIPTS, f"{argv[0]} is not a console script in pyproject.toml"
     module = SCRIPTS[argv[0]]
-    if module == "harness.cli":
+    if module == "onnx_conformance.harness.cli":
         return run_cli(*argv[1:], *extra, cwd=cwd)
     path = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
     env = {**os.environ, "PYTHONPATH": path}

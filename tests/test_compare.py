@@ -6,7 +6,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from harness.compare import TOLERANCE, Comparison, compare_outputs
+from onnx_conformance.harness.compare import TOLERANCE, Comparison, compare_outputs
 
 bf16 = ml_dtypes.bfloat16
 

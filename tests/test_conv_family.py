@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from generators.conv_family import auto_pads, conv_transpose, convolve, deform_convolve, out_size, sample
+from onnx_conformance.generators.conv_family import auto_pads, conv_transpose, convolve, deform_convolve, out_size, sample
 
 
 def windowed(x, w, strides, pads, dilations, group):

@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from harness.compare import compare_outputs
-from harness.distribution import ALPHA, check, judge
+from onnx_conformance.harness.compare import compare_outputs
+from onnx_conformance.harness.distribution import ALPHA, check, judge
 from tests.conftest import read_jsonl, run_cli
 
 RANDOM_OPS = ["RandomUniform", "RandomNormal", "RandomUniformLike", "RandomNormalLike", "Bernoulli", "Multinomial"]
@@ -142,7 +142,7 @@ def test_unknown_kind_is_an_error_not_a_pass():
 
 @pytest.fixture(scope="module")
 def random_corpus(tmp_path_factory):
-    from generators.emit import generate_corpus
+    from onnx_conformance.generators.emit import generate_corpus
 
     out = tmp_path_factory.mktemp("random")
     index = generate_corpus(out, RANDOM_OPS, jobs=1, crosscheck=False)

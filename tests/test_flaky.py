@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from harness.expectations import Expectation, evaluate
-from harness.rerun import with_reruns
+from onnx_conformance.harness.expectations import Expectation, evaluate
+from onnx_conformance.harness.rerun import with_reruns
 from tests.conftest import build_corpus, read_jsonl, run_cli
 
 FLAKY = "tests.toybackends.flaky:FirstAttemptFails"

@@ -20,10 +20,10 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from onnx import TensorProto
 
-from harness import safety
-from harness.compare import compare_outputs
-from harness.executor import DETAIL_LIMIT, run_case
-from harness.results import STATUSES
+from onnx_conformance.harness import safety
+from onnx_conformance.harness.compare import compare_outputs
+from onnx_conformance.harness.executor import DETAIL_LIMIT, run_case
+from onnx_conformance.harness.results import STATUSES
 from tests.conftest import add_case
 from tests.toybackends.toy import EchoAdapter
 

@@ -15,10 +15,10 @@ import onnx
 import pytest
 from onnx import checker, helper, numpy_helper
 
-from generators import cli
-from generators.case import slug
-from generators.emit import REPO_CASES, generate_corpus
-from generators.spec import versions
+from onnx_conformance.generators import cli
+from onnx_conformance.generators.case import slug
+from onnx_conformance.generators.emit import REPO_CASES, generate_corpus
+from onnx_conformance.generators.spec import versions
 
 # The spec material sits beside the checkout (../shared/spec), for developers and CI alike.
 SPEC = Path(__file__).resolve().parents[2] / "shared" / "spec"
@@ -228,8 +228,8 @@ UNCOVERABLE = {
 def test_coverage_of_every_operator_s_cells(corpus):
     """Every operator with a generator module covers at least 98% of its (version, type parameter,
     type) cells and every one of its versions; each uncovered cell is named with a reason."""
-    from generators import coverage
-    from generators.ops import all_operators
+    from onnx_conformance.generators import coverage
+    from onnx_conformance.generators.ops import all_operators
 
     out, index = corpus
     ops = sorted(all_operators())
@@ -300,7 +300,7 @@ def test_generate_cases_prints_only_its_own_lines(tmp_path):
 
     from tests.conftest import REPO
 
-    proc = subprocess.run([sys.executable, "-m", "generators.cli", "--out", str(tmp_path), "--op", "ReduceL2",
+    proc = subprocess.run([sys.executable, "-m", "onnx_conformance.generators.cli", "--out", str(tmp_path), "--op", "ReduceL2",
                            "--op", "ReduceMean", "--jobs", "1"], cwd=REPO, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stderr == ""

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 from onnx import TensorProto
 
-from harness import safety
-from harness.corpus import find_cases
+from onnx_conformance.harness import safety
+from onnx_conformance.harness.corpus import find_cases
 from tests import hostile_corpus
 from tests.conftest import REPO, TOY, add_case, read_jsonl, run_cli
 
@@ -92,8 +92,8 @@ def hook(event, args):
         events.append((scope[0], os.fsdecode(args[0]), event))
 
 sys.addaudithook(hook)
-from harness.corpus import find_cases
-from harness.executor import run_case
+from onnx_conformance.harness.corpus import find_cases
+from onnx_conformance.harness.executor import run_case
 from tests.toybackends.toy import ToyAdapter
 
 adapter = ToyAdapter({})
@@ -174,7 +174,7 @@ def test_every_element_type_round_trips_through_the_checks(tmp_path):
     """No false alarm: a tensor of each ONNX type, as onnx writes it (raw and typed fields)."""
     from onnx import helper, numpy_helper
 
-    from harness.dtypes import numpy_of
+    from onnx_conformance.harness.dtypes import numpy_of
 
     case = add_case(tmp_path, "test_add")
     checker = safety._CaseDir(str(case), safety.Limits())

@@ -8,8 +8,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from generators import resize_family as rf
-from generators import signal_family as sf
+from onnx_conformance.generators import resize_family as rf
+from onnx_conformance.generators import signal_family as sf
 
 
 def test_resize_linear_half_pixel_by_hand():
@@ -121,7 +121,7 @@ def test_onnx_bicubic_node_test_prints_our_values_to_four_decimals():
 
 def test_image_decoder_lossless_formats_round_trip():
     pytest.importorskip("PIL")
-    from generators.ops import image_decoder as idec
+    from onnx_conformance.generators.ops import image_decoder as idec
 
     image = idec.checkerboard()
     for fmt in ("png", "bmp", "tiff", "ppm", "jpeg2000"):

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.results import read_results
+from onnx_conformance.harness.results import read_results
 from tests.conftest import REPO, TOY, build_corpus, read_jsonl, run_cli
 
 NAMES = [f"test_add_{i:02d}" for i in range(16)]
@@ -24,7 +24,7 @@ MATRICES = ("matrix.json", "matrix.md", "matrix.html")
 def _start(root: Path, workers: str | None, resume: bool) -> subprocess.Popen:
     env = dict(os.environ, PYTHONPATH=str(REPO))
     env.pop("PYTEST_XDIST_WORKER", None)
-    args = [sys.executable, "-m", "harness.cli", "--backend", TOY, "--cases", str(root / "cases"),
+    args = [sys.executable, "-m", "onnx_conformance.harness.cli", "--backend", TOY, "--cases", str(root / "cases"),
             "--report-dir", "r", "--backend-option", "delay=0.15"]
     args += ["-n", workers] if workers else []
     args += ["--resume"] if resume else []

@@ -9,12 +9,12 @@ import onnx
 import pytest
 from onnx import numpy_helper
 
-from generators.case import Case, Map, Operator, Seq, slug, type_of
-from generators.emit import build_model, plain, value_proto
-from generators.spec import newest_opset, versions
-from harness.compare import compare_outputs
-from harness.corpus import data_sets, read_value, value_types
-from harness.dtypes import element_of
+from onnx_conformance.generators.case import Case, Map, Operator, Seq, slug, type_of
+from onnx_conformance.generators.emit import build_model, plain, value_proto
+from onnx_conformance.generators.spec import newest_opset, versions
+from onnx_conformance.harness.compare import compare_outputs
+from onnx_conformance.harness.corpus import data_sets, read_value, value_types
+from onnx_conformance.harness.dtypes import element_of
 
 
 def test_map_types_read_as_the_spec_writes_them():
@@ -31,7 +31,7 @@ def test_map_types_read_as_the_spec_writes_them():
                                    Seq([Map({7: 0.25}, "int64", "float"), Map({8: 1.0}, "int64", "float")],
                                        "map(int64, float)")])
 def test_a_map_value_round_trips_and_compares_equal_to_itself(value, tmp_path):
-    from generators.emit import type_proto
+    from onnx_conformance.generators.emit import type_proto
 
     path = tmp_path / "v.pb"
     path.write_bytes(value_proto("X", value).SerializeToString())
@@ -96,12 +96,12 @@ def _node_key(model, fed):
 
 
 def test_expected_outputs_equal_onnx_node_tests_of_the_other_domains(tmp_path):
-    from generators.emit import generate_corpus
-    from generators.onnx_node_tests import collect
+    from onnx_conformance.generators.emit import generate_corpus
+    from onnx_conformance.generators.onnx_node_tests import collect
 
     theirs = [(c, n) for c, n in collect() if n is not None and n.domain in OTHER_DOMAINS]
     ops = sorted({n.op_type for _, n in theirs})
-    from generators.ops import all_operators
+    from onnx_conformance.generators.ops import all_operators
     ops = [o for o in ops if o in all_operators()]
     index = generate_corpus(tmp_path, ops, jobs=1, crosscheck=False)
     ours = {}
@@ -134,7 +134,7 @@ def test_expected_outputs_equal_onnx_node_tests_of_the_other_domains(tmp_path):
 
 
 def test_onnxruntime_map_feeds_its_binding_cannot_build_are_unsupported_in_its_words():
-    from harness.backends.onnxruntime import OnnxRuntimeAdapter
+    from onnx_conformance.harness.backends.onnxruntime import OnnxRuntimeAdapter
 
     a = OnnxRuntimeAdapter()
     for text in ("[ONNXRuntimeError] : 2 : INVALID_ARGUMENT : Unexpected input data type. Actual: "
@@ -149,7 +149,7 @@ def test_onnxruntime_takes_a_float_map_feed_and_returns_maps_the_comparator_read
     import onnxruntime as ort
     from onnx import TensorProto, helper
 
-    from harness.backends.onnxruntime import _plain
+    from onnx_conformance.harness.backends.onnxruntime import _plain
 
     g = helper.make_graph([helper.make_node("ZipMap", ["X"], ["Z"], domain="ai.onnx.ml", classlabels_strings=["a", "b"])],
                           "z", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 2])],

@@ -7,9 +7,9 @@ import numpy as np
 import onnx
 from onnx import numpy_helper
 
-from generators.onnx_node_tests import collect
-from harness.compare import compare_outputs
-from harness.corpus import data_sets, value_types
+from onnx_conformance.generators.onnx_node_tests import collect
+from onnx_conformance.harness.compare import compare_outputs
+from onnx_conformance.harness.corpus import data_sets, value_types
 
 
 def _attrs(node: onnx.NodeProto) -> tuple:

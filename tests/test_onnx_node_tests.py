@@ -13,14 +13,14 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from harness.compare import compare_outputs
-from harness.corpus import data_sets, find_cases, value_types
+from onnx_conformance.harness.compare import compare_outputs
+from onnx_conformance.harness.corpus import data_sets, find_cases, value_types
 from tests.conftest import REPO, read_jsonl, run_cli
 
 
 def _generate(out: Path, op: str) -> subprocess.Popen:
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    return subprocess.Popen([sys.executable, "-W", "ignore", "-m", "generators.cli", "--onnx-node-tests",
+    return subprocess.Popen([sys.executable, "-W", "ignore", "-m", "onnx_conformance.generators.cli", "--onnx-node-tests",
                              "--op", op, "--out", str(out)], env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
 
@@ -89,11 +89,11 @@ def test_sequence_and_optional_cases_run(identity_corpora, tmp_path, backend):
 
 def test_the_writer_refuses_the_project_corpus_and_foreign_folders(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    cmd = [sys.executable, "-m", "generators.cli", "--onnx-node-tests", "--out"]
+    cmd = [sys.executable, "-m", "onnx_conformance.generators.cli", "--onnx-node-tests", "--out"]
     r = subprocess.run([*cmd, str(REPO / "cases")], env=env, capture_output=True, text=True)
     assert r.returncode == 2 and "its own --out" in r.stderr
     (tmp_path / "node").mkdir()
-    from generators.onnx_node_tests import write
+    from onnx_conformance.generators.onnx_node_tests import write
 
     with pytest.raises(FileExistsError, match="not a corpus written by"):
         write(tmp_path)

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from generators.emit import generate_corpus
-from harness import expectations as baseline
+from onnx_conformance.generators.emit import generate_corpus
+from onnx_conformance.harness import expectations as baseline
 from tests.conftest import read_jsonl, run_cli
 
 # mean([FLT_MAX, FLT_MAX]) is FLT_MAX; sum-then-divide in float gives inf

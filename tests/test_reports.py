@@ -6,7 +6,7 @@ import json
 import random
 from html.parser import HTMLParser
 
-from harness.reports import MARKDOWN_BUDGET, SEVERITY, build_matrix, terminal_summary, write_matrices
+from onnx_conformance.harness.reports import MARKDOWN_BUDGET, SEVERITY, build_matrix, terminal_summary, write_matrices
 
 RUN = {
     "backend": {"requested": "onnxruntime", "name": "onnxruntime", "version": "1.31.1", "options": {}},

@@ -7,8 +7,8 @@ import mpmath
 import numpy as np
 import pytest
 
-from generators.rounding import round_array, round_to
-from harness.dtypes import numpy_of
+from onnx_conformance.generators.rounding import round_array, round_to
+from onnx_conformance.harness.dtypes import numpy_of
 
 FLOATS = ["double", "float", "float16", "bfloat16", "float8e4m3fn", "float8e4m3fnuz", "float8e5m2",
           "float8e5m2fnuz", "float4e2m1"]

@@ -160,7 +160,7 @@ def test_killed_run_resumes_without_losing_or_repeating_a_case(tmp_path):
     results = tmp_path / "r" / "results.jsonl"
     env = dict(os.environ, PYTHONPATH=str(REPO))
     run = subprocess.Popen(
-        [sys.executable, "-m", "harness.cli", "--backend", TOY, "--cases", str(cases),
+        [sys.executable, "-m", "onnx_conformance.harness.cli", "--backend", TOY, "--cases", str(cases),
          "--report-dir", "r", "--backend-option", "delay=0.15"],
         cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 30
@@ -325,7 +325,7 @@ def test_backend_selected_by_entry_point(corpus, tmp_path):
         "[onnx_conformance.backends]\ntoy-ep = tests.toybackends.toy:ToyAdapter\n")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), str(site)]))
     proc = subprocess.run(
-        [sys.executable, "-m", "harness.cli", "--backend", "toy-ep", "--cases", str(corpus)],
+        [sys.executable, "-m", "onnx_conformance.harness.cli", "--backend", "toy-ep", "--cases", str(corpus)],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert len(read_jsonl(tmp_path / "reports" / "toy-ep" / "results.jsonl")) == 3
@@ -349,7 +349,7 @@ def test_exitfirst_then_last_failed(corpus, tmp_path):
 
 
 def test_cpu_stamp_names_the_model_and_the_kernel_flags(tmp_path):
-    from harness.results import cpu_info
+    from onnx_conformance.harness.results import cpu_info
 
     info = tmp_path / "cpuinfo"
     info.write_text("processor\t: 0\nmodel name\t: Some CPU 9000\n"

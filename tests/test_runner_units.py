@@ -12,11 +12,11 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from harness import expectations as baseline
-from harness.corpus import CorpusError, find_cases
-from harness.executor import Executor, run_case
-from harness.expectations import Expectation
-from harness.results import ResultsLog, plain, read_results, report_dir_for
+from onnx_conformance.harness import expectations as baseline
+from onnx_conformance.harness.corpus import CorpusError, find_cases
+from onnx_conformance.harness.executor import Executor, run_case
+from onnx_conformance.harness.expectations import Expectation
+from onnx_conformance.harness.results import ResultsLog, plain, read_results, report_dir_for
 from tests.conftest import TOY, build_corpus, identity_case
 from tests.toybackends.toy import ToyAdapter
 

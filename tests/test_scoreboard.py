@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import compare_reports, scoreboard
+from onnx_conformance.harness import compare_reports, scoreboard
 from tests.conftest import REPO, run_cli
 
 

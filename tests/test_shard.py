@@ -9,14 +9,14 @@ import sys
 
 import pytest
 
-from harness import shard
+from onnx_conformance.harness import shard
 from tests.conftest import REPO, TOY, build_corpus, read_jsonl, run_cli
 
 NAMES = [f"test_add_{i:02d}" for i in range(14)]
 
 
 def merge(*args: str, cwd) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "harness.merge", *args], cwd=cwd, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "onnx_conformance.harness.merge", *args], cwd=cwd, capture_output=True,
                           text=True, timeout=120, env={"PYTHONPATH": str(REPO), "PATH": ""})
 
 

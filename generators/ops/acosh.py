@@ -4,8 +4,8 @@ import math
 
 import mpmath
 
-from generators.case import Operator
-from generators.unary_family import correctly_rounded, standard, uniform
+from onnx_conformance.generators.case import Operator
+from onnx_conformance.generators.unary_family import correctly_rounded, standard, uniform
 
 OPERATOR = Operator("Acosh")
 

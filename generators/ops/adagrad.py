@@ -3,7 +3,7 @@
 import mpmath
 import numpy as np
 
-from generators.training_family import attr, run, training_operator
+from onnx_conformance.generators.training_family import attr, run, training_operator
 
 OPERATOR = training_operator("Adagrad")
 

@@ -2,7 +2,7 @@
 
 import operator
 
-from generators.arithmetic_family import (
+from onnx_conformance.generators.arithmetic_family import (
     Binary,
     binary_examples,
     floats,
@@ -10,7 +10,7 @@ from generators.arithmetic_family import (
     ints,
     is_float,
 )
-from generators.case import Operator
+from onnx_conformance.generators.case import Operator
 
 OPERATOR = Operator("Add")
 

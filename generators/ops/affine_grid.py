@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from generators.case import Case, Operator
-from generators.resize_family import affine_grid
-from harness.dtypes import numpy_of
+from onnx_conformance.generators.case import Case, Operator
+from onnx_conformance.generators.resize_family import affine_grid
+from onnx_conformance.harness.dtypes import numpy_of
 
 OPERATOR = Operator("AffineGrid", primary="T1")
 

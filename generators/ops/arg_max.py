@@ -1,5 +1,5 @@
 """ArgMax: the index of the largest element along axis (first or last among equals)."""
 
-from generators.arg_family import ArgOp
+from onnx_conformance.generators.arg_family import ArgOp
 
 OPERATOR = ArgOp("ArgMax", largest=True)

@@ -1,5 +1,5 @@
 """ArgMin: the index of the smallest element along axis (first or last among equals)."""
 
-from generators.arg_family import ArgOp
+from onnx_conformance.generators.arg_family import ArgOp
 
 OPERATOR = ArgOp("ArgMin", largest=False)

@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from generators.case import Case
-from generators.ml_family import data, ml_operator
+from onnx_conformance.generators.case import Case
+from onnx_conformance.generators.ml_family import data, ml_operator
 
 OPERATOR = ml_operator("ArrayFeatureExtractor")
 

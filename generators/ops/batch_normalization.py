@@ -12,8 +12,8 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from generators.case import Case, Declared, NotApplicable, Operator
-from generators.norm_family import (
+from onnx_conformance.generators.case import Case, Declared, NotApplicable, Operator
+from onnx_conformance.generators.norm_family import (
     DEFAULT_EPSILON,
     affine,
     attr,
@@ -30,7 +30,7 @@ from generators.norm_family import (
     tolerance,
     with_specials,
 )
-from generators.rounding import PREC
+from onnx_conformance.generators.rounding import PREC
 
 OPERATOR = Operator("BatchNormalization", primary="T")
 

@@ -6,8 +6,8 @@ with probability p". The schema's function body (RandomUniformLike, then Greater
 outputs 1 with probability 1 - p instead: the text is followed here, the contradiction reported.
 """
 
-from generators import random_family as rf
-from generators.case import NotApplicable, Operator
+from onnx_conformance.generators import random_family as rf
+from onnx_conformance.generators.case import NotApplicable, Operator
 
 OPERATOR = Operator("Bernoulli", primary="T1", defaults={
     # dtype left out: "we will use the data type of the input tensor"

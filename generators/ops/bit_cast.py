@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from generators.case import Case, NotApplicable, Operator
-from generators.movement import data, declared
-from harness.dtypes import elem_type_of, numpy_of
+from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.movement import data, declared
+from onnx_conformance.harness.dtypes import elem_type_of, numpy_of
 
 SAME_WIDTH = "The target data type must have the same bit-width as the input data type."
 

@@ -2,10 +2,10 @@
 
 import numpy as np
 
-from generators import values
-from generators.case import Case, NotApplicable, Operator
-from generators.logic_family import FORMS, as_type, binary_case, bit_patterns
-from generators.movement import data, declared
+from onnx_conformance.generators import values
+from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.logic_family import FORMS, as_type, binary_case, bit_patterns
+from onnx_conformance.generators.movement import data, declared
 
 OPERATOR = Operator("BitShift", primary="T")
 

@@ -1,6 +1,6 @@
 """BitwiseOr: the bitwise or of integers A and B, with broadcasting."""
 
-from generators.logic_family import bitwise
+from onnx_conformance.generators.logic_family import bitwise
 
 # test_bitwise_or_i32_2d, _i16_4d, _ui64_bcast_3v1d, _ui8_bcast_4v3d
 SHAPES = {"2d": ((3, 4), (3, 4)), "4d": ((3, 4, 5, 6), (3, 4, 5, 6)),

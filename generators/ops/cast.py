@@ -5,8 +5,8 @@ from fractions import Fraction
 import numpy as np
 import onnx.defs
 
-from generators.case import Case, NotApplicable
-from generators.cast_family import (
+from onnx_conformance.generators.case import Case, NotApplicable
+from onnx_conformance.generators.cast_family import (
     FLOAT8,
     IEEE,
     CastOperator,
@@ -17,7 +17,7 @@ from generators.cast_family import (
     explain_reference,
     tolerance,
 )
-from harness.dtypes import elem_type_of
+from onnx_conformance.harness.dtypes import elem_type_of
 
 OPERATOR = CastOperator("Cast")
 

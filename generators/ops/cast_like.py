@@ -1,7 +1,7 @@
 """CastLike: the input cast to the element type of target_type, by Cast's rules, for every (from, to) pair of its newest version."""
 
-from generators.case import Case, NotApplicable
-from generators.cast_family import (
+from onnx_conformance.generators.case import Case, NotApplicable
+from onnx_conformance.generators.cast_family import (
     FLOAT8,
     IEEE,
     CastOperator,
@@ -10,7 +10,7 @@ from generators.cast_family import (
     like,
     tolerance,
 )
-from generators.spec import versions
+from onnx_conformance.generators.spec import versions
 
 # The whole (T1, T2) matrix at the newest version; the older ones get every T1 to float and float to
 # every T2 (each type parameter's cells), which keeps Cast and CastLike within the corpus budget.

@@ -9,9 +9,9 @@ ReferenceEvaluator implements no CastMap; onnxruntime returns our values, but as
 
 import numpy as np
 
-from generators.case import Case, Declared, Map, NotApplicable, once_per_version
-from generators.emit import map_types
-from generators.ml_family import ml_operator
+from onnx_conformance.generators.case import Case, Declared, Map, NotApplicable, once_per_version
+from onnx_conformance.generators.emit import map_types
+from onnx_conformance.generators.ml_family import ml_operator
 
 # Y's type follows cast_to; the map's value type is bound to the one that makes the cast defined
 OPERATOR = ml_operator("CastMap", primary="T2",

@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from generators.case import Case, NotApplicable
-from generators.ml_family import ml_operator
+from onnx_conformance.generators.case import Case, NotApplicable
+from onnx_conformance.generators.ml_family import ml_operator
 
 OPERATOR = ml_operator("CategoryMapper", primary="T1",
                        defaults={"T2": lambda v, b: "string" if b.get("T1") == "int64" else "int64"})

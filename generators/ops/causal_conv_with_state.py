@@ -5,13 +5,13 @@ import math
 import mpmath
 import numpy as np
 
-from generators.accuracy import budget
-from generators.activation_family import mp
-from generators.case import Case, Declared, Operator
-from generators.conv_family import add_bias, convolve, exact, magnitude, operand, specials, tolerance
-from generators.linalg_family import to_type
-from generators.rounding import PREC, round_to
-from harness.dtypes import numpy_of
+from onnx_conformance.generators.accuracy import budget
+from onnx_conformance.generators.activation_family import mp
+from onnx_conformance.generators.case import Case, Declared, Operator
+from onnx_conformance.generators.conv_family import add_bias, convolve, exact, magnitude, operand, specials, tolerance
+from onnx_conformance.generators.linalg_family import to_type
+from onnx_conformance.generators.rounding import PREC, round_to
+from onnx_conformance.harness.dtypes import numpy_of
 
 OPERATOR = Operator("CausalConvWithState")
 

@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from generators.case import Case, NotApplicable, Operator
-from generators.movement import data, indices
-from generators.spatial_family import pad
+from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.movement import data, indices
+from onnx_conformance.generators.spatial_family import pad
 
 OPERATOR = Operator("CenterCropPad", primary="T")
 

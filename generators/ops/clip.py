@@ -4,8 +4,8 @@ import math
 
 import numpy as np
 
-from generators import values
-from generators.activation_family import (
+from onnx_conformance.generators import values
+from onnx_conformance.generators.activation_family import (
     apply,
     array,
     edges,
@@ -13,8 +13,8 @@ from generators.activation_family import (
     exact_tolerance,
     typed,
 )
-from generators.case import Case, NotApplicable, Operator
-from generators.movement import declared
+from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.movement import declared
 
 OPERATOR = Operator("Clip")
 

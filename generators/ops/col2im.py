@@ -4,9 +4,9 @@ import itertools
 
 import numpy as np
 
-from generators.case import Case, NotApplicable, Operator
-from generators.movement import data
-from generators.spatial_family import documented
+from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.movement import data
+from onnx_conformance.generators.spatial_family import documented
 
 OPERATOR = Operator("Col2Im", primary="T")
 

@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from generators.case import Case, NotApplicable, Operator
-from generators.gather_family import doc_or_data
-from generators.movement import data
+from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.gather_family import doc_or_data
+from onnx_conformance.generators.movement import data
 
 OPERATOR = Operator("Compress", primary="T")
 

@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from generators.case import Case, NotApplicable, Operator
-from generators.movement import data, declared
-from generators.slice_family import documented, rule, variadic
+from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.movement import data, declared
+from onnx_conformance.generators.slice_family import documented, rule, variadic
 
 OPERATOR = Operator("Concat", primary="T")
 

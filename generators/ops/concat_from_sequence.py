@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from generators.case import Case, Operator
-from generators.sequence_family import paired, sequence, unpaired
+from onnx_conformance.generators.case import Case, Operator
+from onnx_conformance.generators.sequence_family import paired, sequence, unpaired
 
 OPERATOR = Operator("ConcatFromSequence", primary="S", defaults=paired("S", "T"))
 

@@ -3,8 +3,8 @@
 import numpy as np
 from onnx import helper, numpy_helper
 
-from generators.case import Case, NotApplicable, Operator
-from generators.movement import data
+from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.movement import data
 
 OPERATOR = Operator("Constant")
 

@@ -4,8 +4,8 @@ import math
 
 import numpy as np
 
-from generators.case import Case, Declared, NotApplicable, Operator
-from generators.conv_family import (
+from onnx_conformance.generators.case import Case, Declared, NotApplicable, Operator
+from onnx_conformance.generators.conv_family import (
     add_bias,
     auto_pads,
     convolve,
@@ -16,7 +16,7 @@ from generators.conv_family import (
     specials,
     tolerance,
 )
-from generators.linalg_family import to_type
+from onnx_conformance.generators.linalg_family import to_type
 
 OPERATOR = Operator("Conv")
 

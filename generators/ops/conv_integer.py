@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from generators.case import Case, Operator
-from generators.quant_family import CONV_LAYOUTS, full_range, shifted_conv
+from onnx_conformance.generators.case import Case, Operator
+from onnx_conformance.generators.quant_family import CONV_LAYOUTS, full_range, shifted_conv
 
 OPERATOR = Operator("ConvInteger", defaults={"T2": lambda v, b: b.get("T1", "uint8")})
 

@@ -1,9 +1,9 @@
 """CumProd: running products along axis, inclusive or exclusive, forward or reversed."""
 
 
-from generators import values
-from generators.case import Operator
-from generators.linalg_family import cumulative_examples
+from onnx_conformance.generators import values
+from onnx_conformance.generators.case import Operator
+from onnx_conformance.generators.linalg_family import cumulative_examples
 
 OPERATOR = Operator("CumProd", primary="T")
 

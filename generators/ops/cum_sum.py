@@ -1,7 +1,7 @@
 """CumSum: running sums along axis, inclusive or exclusive, forward or reversed."""
 
-from generators.case import Operator
-from generators.linalg_family import cumulative_examples, operand
+from onnx_conformance.generators.case import Operator
+from onnx_conformance.generators.linalg_family import cumulative_examples, operand
 
 OPERATOR = Operator("CumSum", primary="T")
 

@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from generators.case import Case, NotApplicable, Operator
-from generators.movement import data
-from generators.spatial_family import depth_to_space, documented
+from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.movement import data
+from onnx_conformance.generators.spatial_family import depth_to_space, documented
 
 OPERATOR = Operator("DepthToSpace", primary="T")
 

@@ -6,9 +6,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from generators import values
-from generators.case import Case, Declared, NotApplicable
-from generators.quant_family import (
+from onnx_conformance.generators import values
+from onnx_conformance.generators.case import Case, Declared, NotApplicable
+from onnx_conformance.generators.quant_family import (
     QuantOperator,
     array,
     block_range,

@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from generators import values
-from generators.case import Case, Operator
-from generators.linalg_family import cast, det, to_type, tolerance
+from onnx_conformance.generators import values
+from onnx_conformance.generators.case import Case, Operator
+from onnx_conformance.generators.linalg_family import cast, det, to_type, tolerance
 
 OPERATOR = Operator("Det")
 

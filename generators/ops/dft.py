@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from generators import values
-from generators.case import Case, Declared, NotApplicable, Operator
-from generators.rounding import round_to
-from generators.signal_family import dft
-from harness.dtypes import numpy_of
+from onnx_conformance.generators import values
+from onnx_conformance.generators.case import Case, Declared, NotApplicable, Operator
+from onnx_conformance.generators.rounding import round_to
+from onnx_conformance.generators.signal_family import dft
+from onnx_conformance.harness.dtypes import numpy_of
 
 OPERATOR = Operator("DFT", primary="T1", defaults={"T2": "int64"})
 

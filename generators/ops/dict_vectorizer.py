@@ -2,10 +2,10 @@
 
 import numpy as np
 
-from generators.case import Case, Map, NotApplicable
-from generators.emit import map_types
-from generators.ml_family import ml_operator
-from harness.dtypes import numpy_of
+from onnx_conformance.generators.case import Case, Map, NotApplicable
+from onnx_conformance.generators.emit import map_types
+from onnx_conformance.generators.ml_family import ml_operator
+from onnx_conformance.harness.dtypes import numpy_of
 
 OPERATOR = ml_operator("DictVectorizer", primary="T1", defaults={"T2": lambda v, b: map_types(b["T1"])[1]})
 

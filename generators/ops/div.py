@@ -2,8 +2,8 @@
 
 import operator
 
-from generators.accuracy import budget
-from generators.arithmetic_family import (
+from onnx_conformance.generators.accuracy import budget
+from onnx_conformance.generators.arithmetic_family import (
     Binary,
     binary_examples,
     documented,
@@ -13,7 +13,7 @@ from generators.arithmetic_family import (
     is_float,
     trunc_div,
 )
-from generators.case import NotApplicable, Operator
+from onnx_conformance.generators.case import NotApplicable, Operator
 
 OPERATOR = Operator("Div")
 

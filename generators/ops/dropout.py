@@ -8,8 +8,8 @@ specified explicitly, it is false', and ratio an optional input (before: a FLOAT
 
 import numpy as np
 
-from generators import values
-from generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators import values
+from onnx_conformance.generators.case import Case, NotApplicable, Operator
 
 OPERATOR = Operator("Dropout", primary="T")
 

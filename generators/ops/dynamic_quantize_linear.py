@@ -12,9 +12,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from generators.case import Case, NotApplicable, Operator
-from generators.quant_family import clamp, exact_values, rne
-from generators.rounding import round_to
+from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.quant_family import clamp, exact_values, rne
+from onnx_conformance.generators.rounding import round_to
 
 OPERATOR = Operator("DynamicQuantizeLinear")
 

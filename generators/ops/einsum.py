@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from generators.case import Case, Operator
-from generators.linalg_family import einsum, operand, to_type, tolerance
-from generators.slice_family import variadic
+from onnx_conformance.generators.case import Case, Operator
+from onnx_conformance.generators.linalg_family import einsum, operand, to_type, tolerance
+from onnx_conformance.generators.slice_family import variadic
 
 OPERATOR = Operator("Einsum")
 

@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from generators.case import Case, Operator
-from generators.movement import data, indices
+from onnx_conformance.generators.case import Case, Operator
+from onnx_conformance.generators.movement import data, indices
 
 OPERATOR = Operator("Expand")
 

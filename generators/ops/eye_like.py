@@ -4,9 +4,9 @@ import re
 
 import numpy as np
 
-from generators.case import Case, NotApplicable, Operator
-from generators.movement import data, declared
-from harness.dtypes import elem_type_of
+from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.movement import data, declared
+from onnx_conformance.harness.dtypes import elem_type_of
 
 # T2 follows T1: 'If 'dtype' is not specified, then the type of input tensor is used.'
 OPERATOR = Operator("EyeLike", primary="T1", defaults={"T2": lambda v, binding: binding["T1"]})

@@ -2,8 +2,8 @@
 
 import math
 
-from generators.case import Case, NotApplicable, Operator
-from generators.movement import data
+from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.movement import data
 
 OPERATOR = Operator("Flatten")
 

@@ -5,10 +5,10 @@ import mpmath
 import numpy as np
 from onnx import TensorProto, helper
 
-from generators.accuracy import accumulation
-from generators.case import Case, Operator
-from generators.rounding import PREC, exact, round_to
-from harness.dtypes import numpy_of
+from onnx_conformance.generators.accuracy import accumulation
+from onnx_conformance.generators.case import Case, Operator
+from onnx_conformance.generators.rounding import PREC, exact, round_to
+from onnx_conformance.harness.dtypes import numpy_of
 
 OPERATOR = Operator("FlexAttention", domain="ai.onnx.preview")
 

@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from generators.case import Case, NotApplicable, Operator
-from generators.gather_family import allows_negative, doc_or_data, index_rule, negative_na_reason
-from generators.movement import data, declared, indices
+from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.gather_family import allows_negative, doc_or_data, index_rule, negative_na_reason
+from onnx_conformance.generators.movement import data, declared, indices
 
 OPERATOR = Operator("Gather", primary="T", defaults={"Tind": "int64"})
 

@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from generators.case import Case, Operator
-from generators.gather_family import doc_or_data, index_rule
-from generators.movement import data, declared, indices
+from onnx_conformance.generators.case import Case, Operator
+from onnx_conformance.generators.gather_family import doc_or_data, index_rule
+from onnx_conformance.generators.movement import data, declared, indices
 
 OPERATOR = Operator("GatherElements", primary="T", defaults={"Tind": "int64"})
 

@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from generators.case import Case, NotApplicable, Operator
-from generators.gather_family import doc_or_data, index_rule
-from generators.movement import data, declared
+from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.gather_family import doc_or_data, index_rule
+from onnx_conformance.generators.movement import data, declared
 
 OPERATOR = Operator("GatherND", primary="T")
 

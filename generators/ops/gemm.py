@@ -4,9 +4,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from generators import values
-from generators.case import Case, NotApplicable, Operator
-from generators.linalg_family import exact_array, matmul, operand, to_type, tolerance
+from onnx_conformance.generators import values
+from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.linalg_family import exact_array, matmul, operand, to_type, tolerance
 
 OPERATOR = Operator("Gemm")
 

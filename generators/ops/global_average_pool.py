@@ -1,9 +1,9 @@
 """GlobalAveragePool: the mean over all spatial positions of each (image, channel); exact mean rounded once."""
 
-from generators.accuracy import accumulation
-from generators.case import Case, Operator
-from generators.linalg_family import to_type
-from generators.pool_family import average, documented, global_windows, random, with_infinities
+from onnx_conformance.generators.accuracy import accumulation
+from onnx_conformance.generators.case import Case, Operator
+from onnx_conformance.generators.linalg_family import to_type
+from onnx_conformance.generators.pool_family import average, documented, global_windows, random, with_infinities
 
 OPERATOR = Operator("GlobalAveragePool")
 

@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from generators.case import Case, Operator
-from generators.linalg_family import to_type
-from generators.pool_family import documented, global_windows, lp, lp_tolerance, random
+from onnx_conformance.generators.case import Case, Operator
+from onnx_conformance.generators.linalg_family import to_type
+from onnx_conformance.generators.pool_family import documented, global_windows, lp, lp_tolerance, random
 from onnx import AttributeProto
 
 OPERATOR = Operator("GlobalLpPool")

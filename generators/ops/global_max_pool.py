@@ -1,8 +1,8 @@
 """GlobalMaxPool: the largest element over all spatial positions of each (image, channel)."""
 
-from generators.case import Case, Operator
-from generators.linalg_family import to_type
-from generators.pool_family import documented, global_windows, maximum, random, with_infinities
+from onnx_conformance.generators.case import Case, Operator
+from onnx_conformance.generators.linalg_family import to_type
+from onnx_conformance.generators.pool_family import documented, global_windows, maximum, random, with_infinities
 
 OPERATOR = Operator("GlobalMaxPool")
 

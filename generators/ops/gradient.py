@@ -4,10 +4,10 @@ values named in `xs`, at the values fed to the node."""
 import numpy as np
 from onnx import helper
 
-from generators.case import Case, NotApplicable
-from generators.rounding import exact, round_to
-from generators.training_family import TRAINING
-from generators.case import Operator
+from onnx_conformance.generators.case import Case, NotApplicable
+from onnx_conformance.generators.rounding import exact, round_to
+from onnx_conformance.generators.training_family import TRAINING
+from onnx_conformance.generators.case import Operator
 
 FLOATS = ("float16", "float", "double")
 
@@ -75,7 +75,7 @@ def cast_zs(v, t, rng):
     from onnx import TensorProto
     nodes = [helper.make_node("Cast", ["z"], ["zf"], to=TensorProto.FLOAT),
              helper.make_node("Mul", ["x", "x"], ["xx"]), helper.make_node("Mul", ["xx", "zf"], ["y"])]
-    from harness.dtypes import numpy_of
+    from onnx_conformance.harness.dtypes import numpy_of
     zarr = np.array(z, dtype=object) if t["T1"] == "string" else np.array(z, dtype=numpy_of(t["T1"]))
     return Case({"x": np.float32(x), "z": zarr}, {"dy_dx": round_to(exact(2 * x * zval), "float")},
                 {"xs": ["x"], "zs": ["z"], "y": "y"}, nodes=nodes, nodes_opset=NODES_OPSET, tolerance={"ulp": 0})
@@ -87,7 +87,7 @@ def size_zs(t):
     if t["T2"] != "float":
         return NotApplicable("dy/dx takes x's type (float) here")
     from onnx import TensorProto
-    from harness.dtypes import numpy_of
+    from onnx_conformance.harness.dtypes import numpy_of
     nodes = [helper.make_node("Size", ["z"], ["n"]), helper.make_node("Cast", ["n"], ["zf"], to=TensorProto.FLOAT),
              helper.make_node("Mul", ["x", "x"], ["xx"]), helper.make_node("Mul", ["xx", "zf"], ["y"])]
     z = np.array([1 + 2j, -0.5j, 3], dtype=numpy_of(t["T1"]))

@@ -7,10 +7,10 @@ from fractions import Fraction
 
 import numpy as np
 
-from generators import values
-from generators.case import Case, NotApplicable, Operator
-from generators.resize_family import FLOATS, grid_sample
-from harness.dtypes import numpy_of
+from onnx_conformance.generators import values
+from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.resize_family import FLOATS, grid_sample
+from onnx_conformance.harness.dtypes import numpy_of
 
 OPERATOR = Operator("GridSample", primary="T1", defaults={"T2": "float"})
 

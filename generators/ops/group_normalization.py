@@ -6,8 +6,8 @@ stash_type's precision (default 1, float).
 """
 
 
-from generators.case import Case, Declared, NotApplicable, Operator
-from generators.norm_family import (
+from onnx_conformance.generators.case import Case, Declared, NotApplicable, Operator
+from onnx_conformance.generators.norm_family import (
     DEFAULT_EPSILON,
     affine,
     attr,

@@ -1,5 +1,5 @@
 """HannWindow: a cosine-sum window of `size` points, periodic or symmetric, in output_datatype (signal_family)."""
 
-from generators.signal_family import WindowOp
+from onnx_conformance.generators.signal_family import WindowOp
 
 OPERATOR = WindowOp("HannWindow")

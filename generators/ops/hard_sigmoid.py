@@ -2,8 +2,8 @@
 
 import math
 
-from generators.activation_family import Activation, composite, unary
-from generators.case import Operator
+from onnx_conformance.generators.activation_family import Activation, composite, unary
+from onnx_conformance.generators.case import Operator
 
 OPERATOR = Operator("HardSigmoid")
 

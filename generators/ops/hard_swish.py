@@ -2,8 +2,8 @@
 
 from fractions import Fraction
 
-from generators.activation_family import INF, Activation, composite, unary
-from generators.case import Operator
+from onnx_conformance.generators.activation_family import INF, Activation, composite, unary
+from onnx_conformance.generators.case import Operator
 
 OPERATOR = Operator("HardSwish")
 # 'alpha = 1/6 and beta = 0.5': exactly, not a float32 of them. -inf is left out: -inf * 0.

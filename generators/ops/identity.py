@@ -1,8 +1,8 @@
 """Identity: the output is the input, for every tensor, sequence and optional type the version allows."""
 
 
-from generators.case import Case, NotApplicable, Operator, Opt, Seq
-from generators.movement import data
+from onnx_conformance.generators.case import Case, NotApplicable, Operator, Opt, Seq
+from onnx_conformance.generators.movement import data
 
 OPERATOR = Operator("Identity")
 

@@ -4,9 +4,9 @@ import numpy as np
 import onnx.defs
 from onnx import helper, numpy_helper
 
-from generators import subgraph
-from generators.case import Case, Operator
-from generators.movement import data
+from onnx_conformance.generators import subgraph
+from onnx_conformance.generators.case import Case, Operator
+from onnx_conformance.generators.movement import data
 
 OPERATOR = Operator("If", primary="V")
 

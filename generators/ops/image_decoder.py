@@ -16,7 +16,7 @@ import io
 
 import numpy as np
 
-from generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.case import Case, NotApplicable, Operator
 
 OPERATOR = Operator("ImageDecoder")
 

@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from generators import values
-from generators.case import Case
-from generators.ml_family import data, ml_operator
+from onnx_conformance.generators import values
+from onnx_conformance.generators.case import Case
+from onnx_conformance.generators.ml_family import data, ml_operator
 
 OPERATOR = ml_operator("Imputer")
 

@@ -1,8 +1,8 @@
 """InstanceNormalization: y = scale * (x - mean) / sqrt(variance + epsilon) + B, mean and variance per instance per channel."""
 
 
-from generators.case import Case, NotApplicable, Operator
-from generators.norm_family import (
+from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.norm_family import (
     DEFAULT_EPSILON,
     affine,
     attr,

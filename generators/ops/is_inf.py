@@ -2,8 +2,8 @@
 
 import math
 
-from generators.case import Operator
-from generators.unary_family import Unary, nan_inf_encodings
+from onnx_conformance.generators.case import Operator
+from onnx_conformance.generators.unary_family import Unary, nan_inf_encodings
 
 OPERATOR = Operator("IsInf", primary="T1")
 

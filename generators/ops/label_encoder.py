@@ -5,9 +5,9 @@ import math
 import numpy as np
 from onnx import numpy_helper
 
-from generators.case import Case, Declared, NotApplicable
-from generators.ml_family import ml_operator
-from harness.dtypes import numpy_of
+from onnx_conformance.generators.case import Case, Declared, NotApplicable
+from onnx_conformance.generators.ml_family import ml_operator
+from onnx_conformance.harness.dtypes import numpy_of
 
 OPERATOR = ml_operator("LabelEncoder", primary="T1",
                        defaults={"T2": lambda v, b: "string" if b.get("T1") == "int64" else "int64"})

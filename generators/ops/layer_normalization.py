@@ -1,8 +1,8 @@
 """LayerNormalization: standardize over [axis, ..., r-1] (Mean, InvStdDev), then Y = Normalized * Scale + B."""
 
 
-from generators.case import Case, Declared, NotApplicable, Operator
-from generators.norm_family import (
+from onnx_conformance.generators.case import Case, Declared, NotApplicable, Operator
+from onnx_conformance.generators.norm_family import (
     DEFAULT_EPSILON,
     affine,
     attr,

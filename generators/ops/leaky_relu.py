@@ -1,8 +1,8 @@
 """LeakyRelu: y = alpha * x for x < 0, x otherwise; the product rounded once."""
 
-from generators.accuracy import budget
-from generators.activation_family import INF, NAN, Activation, unary
-from generators.case import Operator
+from onnx_conformance.generators.accuracy import budget
+from onnx_conformance.generators.activation_family import INF, NAN, Activation, unary
+from onnx_conformance.generators.case import Operator
 
 OPERATOR = Operator("LeakyRelu")
 LEAKY = Activation(

@@ -1,5 +1,5 @@
 """LessOrEqual: A <= B element by element, with broadcasting; false wherever either side is NaN."""
 
-from generators.logic_family import comparison
+from onnx_conformance.generators.logic_family import comparison
 
 OPERATOR = comparison("LessOrEqual", lambda a, b: a <= b)

@@ -3,8 +3,8 @@ the label of the highest score (Y)."""
 
 import numpy as np
 
-from generators.case import Case, NotApplicable
-from generators.ml_family import (PROBIT_COEFFICIENTS, data, floats, linear, magnitude, ml_operator, rounded,
+from onnx_conformance.generators.case import Case, NotApplicable
+from onnx_conformance.generators.ml_family import (PROBIT_COEFFICIENTS, data, floats, linear, magnitude, ml_operator, rounded,
                                   transform_row, transform_tolerance)
 
 OPERATOR = ml_operator("LinearClassifier", primary="T1")

@@ -1,7 +1,7 @@
 """LinearRegressor (ai.onnx.ml): Y = X . coefficients^T + intercepts per target, then the post transform."""
 
-from generators.case import Case, NotApplicable
-from generators.ml_family import (PROBIT_COEFFICIENTS, data, floats, linear, magnitude, ml_operator, rounded,
+from onnx_conformance.generators.case import Case, NotApplicable
+from onnx_conformance.generators.ml_family import (PROBIT_COEFFICIENTS, data, floats, linear, magnitude, ml_operator, rounded,
                                   scores_case_values, transform_tolerance)
 
 OPERATOR = ml_operator("LinearRegressor")

@@ -3,10 +3,10 @@
 import mpmath
 import numpy as np
 
-from generators.case import Case, Declared, Operator
-from generators.norm_family import data, documented, ex, magnitude, mp, rounded, tolerance
-from generators.accuracy import budget
-from generators.rounding import PREC
+from onnx_conformance.generators.case import Case, Declared, Operator
+from onnx_conformance.generators.norm_family import data, documented, ex, magnitude, mp, rounded, tolerance
+from onnx_conformance.generators.accuracy import budget
+from onnx_conformance.generators.rounding import PREC
 
 OPERATOR = Operator("LpNormalization")
 

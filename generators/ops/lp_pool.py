@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from generators.case import Case, NotApplicable, Operator
-from generators.linalg_family import to_type
-from generators.pool_family import (Undefined, attributes, grid, lp, lp_tolerance, random,
+from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.linalg_family import to_type
+from onnx_conformance.generators.pool_family import (Undefined, attributes, grid, lp, lp_tolerance, random,
                                     rejection_negative_pads, rejection_pads_with_auto_pad, windows)
 from onnx import AttributeProto
 

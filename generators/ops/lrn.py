@@ -6,10 +6,10 @@ import math
 import mpmath
 import numpy as np
 
-from generators.accuracy import budget
-from generators.case import Case, Operator
-from generators.norm_family import attr, data, ex, magnitude, mp, rounded, tolerance
-from generators.rounding import PREC
+from onnx_conformance.generators.accuracy import budget
+from onnx_conformance.generators.case import Case, Operator
+from onnx_conformance.generators.norm_family import attr, data, ex, magnitude, mp, rounded, tolerance
+from onnx_conformance.generators.rounding import PREC
 
 OPERATOR = Operator("LRN")
 

@@ -1,7 +1,7 @@
 """LSTM: the documented one-layer recurrence, step by step in mpmath (generators/recurrent_family.py)."""
 
-from generators.case import Operator
-from generators.recurrent_family import reference_reasons, register, register_lstm_extras
+from onnx_conformance.generators.case import Operator
+from onnx_conformance.generators.recurrent_family import reference_reasons, register, register_lstm_extras
 
 OPERATOR = Operator("LSTM", primary="T")
 register(OPERATOR, "LSTM")

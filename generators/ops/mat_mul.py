@@ -1,8 +1,8 @@
 """MatMul: the matrix product as numpy.matmul defines it (1-D operands promoted, batch dimensions broadcast)."""
 
-from generators import values
-from generators.case import Case, NotApplicable, Operator
-from generators.linalg_family import ieee_specials, matmul, operand, to_type, tolerance
+from onnx_conformance.generators import values
+from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.linalg_family import ieee_specials, matmul, operand, to_type, tolerance
 
 OPERATOR = Operator("MatMul")
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from generators import values
-from generators.case import Case, Declared, NotApplicable, Operator
-from generators.quant_family import int_matmul
+from onnx_conformance.generators import values
+from onnx_conformance.generators.case import Case, Declared, NotApplicable, Operator
+from onnx_conformance.generators.quant_family import int_matmul
 
 OPERATOR = Operator("MatMulInteger", defaults={"T2": lambda v, b: b.get("T1", "uint8")})
 

@@ -2,10 +2,10 @@
 
 import numpy as np
 
-from generators import values
-from generators.case import Case, NotApplicable, Operator
-from generators.linalg_family import to_type
-from generators.pool_family import (Undefined, attributes, documented, grid, maximum, random,
+from onnx_conformance.generators import values
+from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.linalg_family import to_type
+from onnx_conformance.generators.pool_family import (Undefined, attributes, documented, grid, maximum, random,
                                     rejection_negative_pads, rejection_pads_with_auto_pad, windows,
                                     with_infinities)
 

@@ -13,9 +13,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from generators.case import Case, Declared, Operator
-from generators.linalg_family import to_type
-from generators.pool_family import random, with_infinities
+from onnx_conformance.generators.case import Case, Declared, Operator
+from onnx_conformance.generators.linalg_family import to_type
+from onnx_conformance.generators.pool_family import random, with_infinities
 
 OPERATOR = Operator("MaxRoiPool")
 

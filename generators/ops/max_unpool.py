@@ -12,9 +12,9 @@ import math
 
 import numpy as np
 
-from generators import values
-from generators.case import Case, Const, Declared, Operator
-from generators.pool_family import maximum, random, windows
+from onnx_conformance.generators import values
+from onnx_conformance.generators.case import Case, Const, Declared, Operator
+from onnx_conformance.generators.pool_family import maximum, random, windows
 
 OPERATOR = Operator("MaxUnpool", primary="T1")
 

@@ -1,14 +1,14 @@
 """Mean: the inputs' sum divided by their number elementwise, exact and rounded once, with broadcasting from version 8."""
 
-from generators.accuracy import budget
-from generators.arithmetic_family import (
+from onnx_conformance.generators.accuracy import budget
+from onnx_conformance.generators.arithmetic_family import (
     Variadic,
     exact_sum,
     finite_sum,
     positive,
     variadic_examples,
 )
-from generators.case import Operator
+from onnx_conformance.generators.case import Operator
 
 OPERATOR = Operator("Mean")
 

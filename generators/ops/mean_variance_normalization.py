@@ -8,9 +8,9 @@ exactly: (x - mean) / (sqrt(E[x^2] - mean^2) + float32(1e-9)).
 import mpmath
 import numpy as np
 
-from generators.case import Case, NotApplicable, Operator
-from generators.norm_family import attr, documented, ex, magnitude, mean_var, mp, rounded, root_steps, scale_data, tolerance
-from generators.rounding import PREC
+from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.norm_family import attr, documented, ex, magnitude, mean_var, mp, rounded, root_steps, scale_data, tolerance
+from onnx_conformance.generators.rounding import PREC
 
 OPERATOR = Operator("MeanVarianceNormalization")
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 import numpy as np
 from onnx import helper
 
-from generators import values
-from generators.case import Case, NotApplicable, Operator
-from generators.linalg_family import to_type
-from generators.signal_family import mel_weight_matrix
-from harness.dtypes import numpy_of
+from onnx_conformance.generators import values
+from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.linalg_family import to_type
+from onnx_conformance.generators.signal_family import mel_weight_matrix
+from onnx_conformance.harness.dtypes import numpy_of
 
 OPERATOR = Operator("MelWeightMatrix", primary="T3", defaults={"T1": "int32", "T2": "float"})
 

@@ -1,7 +1,7 @@
 """Min: the smallest of the inputs elementwise (NaN propagates), with broadcasting from version 8."""
 
-from generators.arithmetic_family import Variadic, largest, tol_exact, variadic_examples
-from generators.case import Operator
+from onnx_conformance.generators.arithmetic_family import Variadic, largest, tol_exact, variadic_examples
+from onnx_conformance.generators.case import Operator
 
 OPERATOR = Operator("Min")
 

@@ -3,8 +3,8 @@
 import mpmath
 import numpy as np
 
-from generators.activation_family import INF, Activation, composite, mp, unary
-from generators.case import Operator
+from onnx_conformance.generators.activation_family import INF, Activation, composite, mp, unary
+from onnx_conformance.generators.case import Operator
 
 OPERATOR = Operator("Mish")
 # -inf is left out: -inf * tanh(0).

@@ -5,8 +5,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from generators import values
-from generators.arithmetic_family import (
+from onnx_conformance.generators import values
+from onnx_conformance.generators.arithmetic_family import (
     Binary,
     binary_examples,
     documented,
@@ -14,8 +14,8 @@ from generators.arithmetic_family import (
     ints,
     is_float,
 )
-from generators.case import Case, NotApplicable, Operator
-from generators.movement import declared
+from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.movement import declared
 
 OPERATOR = Operator("Mod")
 

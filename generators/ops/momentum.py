@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from generators.training_family import attr, run, training_operator
+from onnx_conformance.generators.training_family import attr, run, training_operator
 
 OPERATOR = training_operator("Momentum")
 

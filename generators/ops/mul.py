@@ -2,7 +2,7 @@
 
 import operator
 
-from generators.arithmetic_family import (
+from onnx_conformance.generators.arithmetic_family import (
     Binary,
     binary_examples,
     documented,
@@ -11,7 +11,7 @@ from generators.arithmetic_family import (
     ints,
     is_float,
 )
-from generators.case import Operator
+from onnx_conformance.generators.case import Operator
 
 OPERATOR = Operator("Mul")
 

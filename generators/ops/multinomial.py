@@ -5,8 +5,8 @@ Judged on its distribution (harness/distribution.py): every draw a class of the 
 Pearson's chi-square per row (Bonferroni across rows).
 """
 
-from generators import random_family as rf
-from generators.case import NotApplicable, Operator
+from onnx_conformance.generators import random_family as rf
+from onnx_conformance.generators.case import NotApplicable, Operator
 
 OPERATOR = Operator("Multinomial", primary="T1", defaults={"T2": "int32"})  # dtype's default: int32
 

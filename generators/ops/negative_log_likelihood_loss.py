@@ -4,8 +4,8 @@ The oracle is generators/loss_family.py (exact, rounded once). The documented ex
 onnx's node tests' names without their prefix (test_nllloss_NC -> example NC) and their data.
 """
 
-from generators import loss_family as lf
-from generators.case import Operator
+from onnx_conformance.generators import loss_family as lf
+from onnx_conformance.generators.case import Operator
 
 OPERATOR = Operator("NegativeLogLikelihoodLoss", primary="T", defaults={"Tind": "int64"})
 

@@ -12,7 +12,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from generators.case import Case, Declared, Operator, Types
+from onnx_conformance.generators.case import Case, Declared, Operator, Types
 
 
 class _Untyped(Operator):

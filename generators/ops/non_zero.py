@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from generators.case import Case, Operator
-from generators.movement import data
-from generators.values import is_float
+from onnx_conformance.generators.case import Case, Operator
+from onnx_conformance.generators.movement import data
+from onnx_conformance.generators.values import is_float
 
 OPERATOR = Operator("NonZero", primary="T")
 

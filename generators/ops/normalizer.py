@@ -2,10 +2,10 @@
 
 import mpmath
 
-from generators.accuracy import accumulation
-from generators.case import Case
-from generators.ml_family import data, exact_of, ml_operator, rounded
-from generators.rounding import PREC
+from onnx_conformance.generators.accuracy import accumulation
+from onnx_conformance.generators.case import Case
+from onnx_conformance.generators.ml_family import data, exact_of, ml_operator, rounded
+from onnx_conformance.generators.rounding import PREC
 
 OPERATOR = ml_operator("Normalizer")
 

@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from generators.case import Case, NotApplicable, Operator
-from generators.movement import data
+from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.movement import data
 
 
 OPERATOR = Operator("OneHot", primary="T3", defaults={"T1": "int64", "T2": "float"})

@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from generators.case import Case
-from generators.ml_family import ml_operator
+from onnx_conformance.generators.case import Case
+from onnx_conformance.generators.ml_family import ml_operator
 
 OPERATOR = ml_operator("OneHotEncoder")
 
@@ -63,7 +63,7 @@ def zeros_off_all_present(v, t, rng):
 @OPERATOR.rejection
 def zeros_off_missing_category(v, t, rng):
     """zeros=0 and an element outside the categories."""
-    from generators.case import Case, Declared
+    from onnx_conformance.generators.case import Case, Declared
 
     rule = "'if false and a category if not found, the operator will fail' (zeros)"
     x = np.array([4, 9, 0], np.int64) if t.dtype != "string" else np.array(["red", "gray"], dtype=object)

@@ -1,8 +1,8 @@
 """Optional: an optional holding the input, or an empty optional of the `type` attribute."""
 
-from generators import subgraph
-from generators.case import Case, NotApplicable, Operator, Opt
-from generators.values import value
+from onnx_conformance.generators import subgraph
+from onnx_conformance.generators.case import Case, NotApplicable, Operator, Opt
+from onnx_conformance.generators.values import value
 
 OPERATOR = Operator("Optional", primary="V", defaults={"O": lambda v, b: f"optional({spelled(b['V'])})"})
 

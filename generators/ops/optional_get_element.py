@@ -1,7 +1,7 @@
 """OptionalGetElement: the value an optional holds (from version 18, a plain tensor or sequence is its own value)."""
 
-from generators.case import Case, NotApplicable, Operator, Opt, Seq
-from generators.values import value
+from onnx_conformance.generators.case import Case, NotApplicable, Operator, Opt, Seq
+from onnx_conformance.generators.values import value
 
 OPERATOR = Operator("OptionalGetElement", primary="O", defaults={"V": lambda v, b: content(b["O"])})
 

@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from generators.case import Case, NotApplicable, Operator, Opt
-from generators.values import value
+from onnx_conformance.generators.case import Case, NotApplicable, Operator, Opt
+from onnx_conformance.generators.values import value
 
 OPERATOR = Operator("OptionalHasElement", primary="O")
 

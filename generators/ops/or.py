@@ -1,5 +1,5 @@
 """Or: the logical or of bool A and B, with broadcasting."""
 
-from generators.logic_family import logical
+from onnx_conformance.generators.logic_family import logical
 
 OPERATOR = logical("Or", lambda a, b: a or b)

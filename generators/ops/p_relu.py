@@ -4,10 +4,10 @@ import math
 
 import numpy as np
 
-from generators import values
-from generators.accuracy import budget
-from generators.activation_family import INF, NAN, Activation, array, edges, element
-from generators.case import NotApplicable, Operator
+from onnx_conformance.generators import values
+from onnx_conformance.generators.accuracy import budget
+from onnx_conformance.generators.activation_family import INF, NAN, Activation, array, edges, element
+from onnx_conformance.generators.case import NotApplicable, Operator
 
 OPERATOR = Operator("PRelu")
 

@@ -4,8 +4,8 @@ import math
 
 import numpy as np
 
-from generators.accuracy import budget
-from generators.arithmetic_family import (
+from onnx_conformance.generators.accuracy import budget
+from onnx_conformance.generators.arithmetic_family import (
     Binary,
     binary_examples,
     documented,
@@ -15,9 +15,9 @@ from generators.arithmetic_family import (
     legacy,
     pow_exact,
 )
-from generators.case import Case, NotApplicable, Operator
-from generators.movement import declared
-from harness.dtypes import numpy_of
+from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.movement import declared
+from onnx_conformance.harness.dtypes import numpy_of
 
 # Y's type defaults to X's where T1 allows it: the same-type pairs, then every T1 with float X.
 OPERATOR = Operator("Pow", primary="T",

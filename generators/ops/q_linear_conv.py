@@ -11,9 +11,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from generators import values
-from generators.case import Case, NotApplicable, Operator
-from generators.quant_family import CONV_LAYOUTS, array, exact_values, near, requantize, shifted_conv
+from onnx_conformance.generators import values
+from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.quant_family import CONV_LAYOUTS, array, exact_values, near, requantize, shifted_conv
 
 OPERATOR = Operator("QLinearConv", defaults={"T2": lambda v, b: b.get("T1", "uint8"),
                                              "T3": lambda v, b: b.get("T1", "uint8")})

@@ -10,9 +10,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from generators import values
-from generators.case import Case, NotApplicable, Operator
-from generators.quant_family import array, exact_values, int_matmul, requantize
+from onnx_conformance.generators import values
+from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.quant_family import array, exact_values, int_matmul, requantize
 
 OPERATOR = Operator("QLinearMatMul", primary="T1",
                     defaults={"T2": lambda v, b: b["T1"], "T3": lambda v, b: b["T1"], "TS": "float"})

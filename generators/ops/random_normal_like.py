@@ -4,8 +4,8 @@ The output type is `dtype`, 'or copied from the input tensor if not provided'. J
 distribution (harness/distribution.py), never on its values.
 """
 
-from generators import random_family as rf
-from generators.case import Operator
+from onnx_conformance.generators import random_family as rf
+from onnx_conformance.generators.case import Operator
 
 OPERATOR = Operator("RandomNormalLike", primary="T1", defaults={
     # the input's own type where it is a valid output type (dtype left out), else float

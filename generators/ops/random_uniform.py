@@ -4,8 +4,8 @@ Judged on its distribution (harness/distribution.py), never on its values: the s
 none, seed or no seed.
 """
 
-from generators import random_family as rf
-from generators.case import Operator
+from onnx_conformance.generators import random_family as rf
+from onnx_conformance.generators.case import Operator
 
 OPERATOR = Operator("RandomUniform", primary="T")
 

@@ -6,8 +6,8 @@ from fractions import Fraction
 import ml_dtypes
 import numpy as np
 
-from generators.case import Case, Operator
-from generators.values import is_float
+from onnx_conformance.generators.case import Case, Operator
+from onnx_conformance.generators.values import is_float
 
 OPERATOR = Operator("Range")
 

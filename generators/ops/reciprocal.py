@@ -3,8 +3,8 @@
 import math
 from fractions import Fraction
 
-from generators.case import Operator
-from generators.unary_family import standard, uniform
+from onnx_conformance.generators.case import Operator
+from onnx_conformance.generators.unary_family import standard, uniform
 
 OPERATOR = Operator("Reciprocal")
 

@@ -4,8 +4,8 @@ import math
 
 import numpy as np
 
-from generators.ops._shared import ONE_TO_TWELVE
-from generators.reduce_family import NotIntegral, ReduceOp, sum_of_squares
+from onnx_conformance.generators.ops._shared import ONE_TO_TWELVE
+from onnx_conformance.generators.reduce_family import NotIntegral, ReduceOp, sum_of_squares
 
 
 def step(x, axes, dt):

@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from generators.ops._shared import MIN_MAX_DATA, order_pairs
-from generators.reduce_family import ReduceOp
+from onnx_conformance.generators.ops._shared import MIN_MAX_DATA, order_pairs
+from onnx_conformance.generators.reduce_family import ReduceOp
 
 OPERATOR = ReduceOp(
     name="ReduceMax",

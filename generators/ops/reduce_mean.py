@@ -4,8 +4,8 @@ import math
 
 import numpy as np
 
-from generators.ops._shared import MIN_MAX_DATA
-from generators.reduce_family import NotIntegral, ReduceOp, group_count, partial_sums
+from onnx_conformance.generators.ops._shared import MIN_MAX_DATA
+from onnx_conformance.generators.reduce_family import NotIntegral, ReduceOp, group_count, partial_sums
 
 
 def step(x, axes, dt):

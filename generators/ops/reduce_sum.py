@@ -4,8 +4,8 @@ import math
 
 import numpy as np
 
-from generators.ops._shared import ONE_TO_TWELVE
-from generators.reduce_family import ReduceOp, partial_sums
+from onnx_conformance.generators.ops._shared import ONE_TO_TWELVE
+from onnx_conformance.generators.reduce_family import ReduceOp, partial_sums
 
 
 def pairs(dt):

@@ -9,8 +9,8 @@ import re
 
 import numpy as np
 
-from generators.case import Case, Declared, Operator
-from generators.string_family import strings
+from onnx_conformance.generators.case import Case, Declared, Operator
+from onnx_conformance.generators.string_family import strings
 
 OPERATOR = Operator("RegexFullMatch", primary="T1")
 

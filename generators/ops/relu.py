@@ -2,8 +2,8 @@
 
 from fractions import Fraction
 
-from generators.activation_family import INF, NAN, Activation, unary
-from generators.case import Operator
+from onnx_conformance.generators.activation_family import INF, NAN, Activation, unary
+from onnx_conformance.generators.case import Operator
 
 OPERATOR = Operator("Relu")
 RELU = Activation(OPERATOR, unary(lambda a, x: max(Fraction(0), x), nan=NAN, inf=INF, ninf=0.0))

@@ -2,9 +2,9 @@
 
 import math
 
-from generators.case import Case, NotApplicable, Operator
-from generators.movement import data, declared
-from generators.shape_family import ints_argument
+from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.movement import data, declared
+from onnx_conformance.generators.shape_family import ints_argument
 
 OPERATOR = Operator("Reshape")
 

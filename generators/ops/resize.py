@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from generators import values
-from generators.case import Case, Declared, NotApplicable, Operator
-from generators.resize_family import FLOATS, f32, in_type, plan, resize
+from onnx_conformance.generators import values
+from onnx_conformance.generators.case import Case, Declared, NotApplicable, Operator
+from onnx_conformance.generators.resize_family import FLOATS, f32, in_type, plan, resize
 
 OPERATOR = Operator("Resize", primary="T1", defaults={"T2": "float"})
 
@@ -96,7 +96,7 @@ def resize_case(v, t, x, *, scales=None, sizes=None, roi=None, axes=None, mode="
 
 
 def _np(type_name):
-    from harness.dtypes import numpy_of
+    from onnx_conformance.harness.dtypes import numpy_of
     return numpy_of(type_name)
 
 

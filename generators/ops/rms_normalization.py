@@ -3,8 +3,8 @@
 import mpmath
 import numpy as np
 
-from generators.case import Case, Declared, NotApplicable, Operator
-from generators.norm_family import (
+from onnx_conformance.generators.case import Case, Declared, NotApplicable, Operator
+from onnx_conformance.generators.norm_family import (
     DEFAULT_EPSILON,
     attr,
     data,
@@ -18,7 +18,7 @@ from generators.norm_family import (
     stash_of,
     tolerance,
 )
-from generators.rounding import PREC
+from onnx_conformance.generators.rounding import PREC
 
 OPERATOR = Operator("RMSNormalization", primary="T", defaults={"V": lambda v, b: b["T"]})
 

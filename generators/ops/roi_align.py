@@ -23,10 +23,10 @@ from fractions import Fraction
 
 import numpy as np
 
-from generators.accuracy import accumulation
-from generators.case import Case, Declared, NotApplicable, Operator
-from generators.linalg_family import to_type
-from generators.rounding import exact
+from onnx_conformance.generators.accuracy import accumulation
+from onnx_conformance.generators.case import Case, Declared, NotApplicable, Operator
+from onnx_conformance.generators.linalg_family import to_type
+from onnx_conformance.generators.rounding import exact
 
 OPERATOR = Operator("RoiAlign", primary="T1")
 

@@ -1,7 +1,7 @@
 """RotaryEmbedding: the doc's rotation of head halves (or even/odd pairs) by cached cos and sin (generators/attention_family.py)."""
 
-from generators.attention_family import rotary_examples
-from generators.case import Operator
+from onnx_conformance.generators.attention_family import rotary_examples
+from onnx_conformance.generators.case import Operator
 
 OPERATOR = Operator("RotaryEmbedding", primary="T")
 rotary_examples(OPERATOR)

@@ -1,7 +1,7 @@
 """Scaler (ai.onnx.ml): Y = (X - offset) * scale per feature, as float."""
 
-from generators.case import Case
-from generators.ml_family import data, exact_of, f32, ml_operator, rounded
+from onnx_conformance.generators.case import Case
+from onnx_conformance.generators.ml_family import data, exact_of, f32, ml_operator, rounded
 
 OPERATOR = ml_operator("Scaler")
 

@@ -3,9 +3,9 @@
 import numpy as np
 from onnx import helper
 
-from generators import subgraph
-from generators.case import Case, NotApplicable, Operator
-from generators.movement import data, indices
+from onnx_conformance.generators import subgraph
+from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.movement import data, indices
 
 OPERATOR = Operator("Scan", primary="V")
 

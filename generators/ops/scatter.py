@@ -2,8 +2,8 @@
 
 import functools
 
-from generators import scatter_family as sf
-from generators.case import NotApplicable, Operator
+from onnx_conformance.generators import scatter_family as sf
+from onnx_conformance.generators.case import NotApplicable, Operator
 
 OPERATOR = Operator("Scatter", primary="T", defaults={"Tind": "int64"})
 

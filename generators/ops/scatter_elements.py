@@ -1,7 +1,7 @@
 """ScatterElements: writes (or, from version 16, reduces) updates into a copy of data along axis at the given indices."""
 
-from generators import scatter_family as sf
-from generators.case import Operator
+from onnx_conformance.generators import scatter_family as sf
+from onnx_conformance.generators.case import Operator
 
 OPERATOR = Operator("ScatterElements", primary="T", defaults={"Tind": "int64"})
 

@@ -1,7 +1,7 @@
 """ScatterND: writes (or, from version 16, reduces) update slices into a copy of data at k-tuple indices."""
 
-from generators import scatter_family as sf
-from generators.case import Operator
+from onnx_conformance.generators import scatter_family as sf
+from onnx_conformance.generators.case import Operator
 
 OPERATOR = Operator("ScatterND", primary="T")
 

@@ -1,8 +1,8 @@
 """SequenceAt: the tensor at `position` of the sequence; negative positions count from the back."""
 
-from generators.case import Case, Operator
-from generators.movement import declared, indices
-from generators.sequence_family import paired, sequence, unpaired
+from onnx_conformance.generators.case import Case, Operator
+from onnx_conformance.generators.movement import declared, indices
+from onnx_conformance.generators.sequence_family import paired, sequence, unpaired
 
 OPERATOR = Operator("SequenceAt", primary="S", defaults=paired("S", "T"))
 

@@ -1,7 +1,7 @@
 """SequenceConstruct: a sequence of the input tensors, in order."""
 
-from generators.case import Case, Operator, Seq
-from generators.sequence_family import paired, sequence, unpaired
+from onnx_conformance.generators.case import Case, Operator, Seq
+from onnx_conformance.generators.sequence_family import paired, sequence, unpaired
 
 OPERATOR = Operator("SequenceConstruct", primary="T", defaults=paired("S", "T"))
 

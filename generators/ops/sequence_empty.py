@@ -1,8 +1,8 @@
 """SequenceEmpty: an empty sequence of the tensor element type `dtype` (float when omitted)."""
 
-from generators.case import Case, NotApplicable, Operator, Seq
-from generators.sequence_family import elem
-from harness.dtypes import elem_type_of
+from onnx_conformance.generators.case import Case, NotApplicable, Operator, Seq
+from onnx_conformance.generators.sequence_family import elem
+from onnx_conformance.harness.dtypes import elem_type_of
 
 OPERATOR = Operator("SequenceEmpty")
 

@@ -1,8 +1,8 @@
 """SequenceErase: the sequence without the tensor at `position` (the last one when position is omitted)."""
 
-from generators.case import Case, Operator, Seq
-from generators.movement import declared, indices
-from generators.sequence_family import elem, sequence
+from onnx_conformance.generators.case import Case, Operator, Seq
+from onnx_conformance.generators.movement import declared, indices
+from onnx_conformance.generators.sequence_family import elem, sequence
 
 OPERATOR = Operator("SequenceErase", primary="S")
 

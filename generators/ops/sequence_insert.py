@@ -1,9 +1,9 @@
 """SequenceInsert: the sequence with `tensor` inserted before `position` (appended when position is omitted)."""
 
-from generators.case import Case, Operator, Seq
-from generators.movement import declared, indices
-from generators.sequence_family import documented, paired, sequence, unpaired
-from generators.values import value
+from onnx_conformance.generators.case import Case, Operator, Seq
+from onnx_conformance.generators.movement import declared, indices
+from onnx_conformance.generators.sequence_family import documented, paired, sequence, unpaired
+from onnx_conformance.generators.values import value
 
 OPERATOR = Operator("SequenceInsert", primary="T", defaults=paired("S", "T"))
 

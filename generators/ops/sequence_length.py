@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from generators.case import Case, Operator, Seq
-from generators.sequence_family import elem, sequence
+from onnx_conformance.generators.case import Case, Operator, Seq
+from onnx_conformance.generators.sequence_family import elem, sequence
 
 OPERATOR = Operator("SequenceLength", primary="S")
 

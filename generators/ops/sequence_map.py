@@ -2,10 +2,10 @@
 
 from onnx import helper
 
-from generators import subgraph
-from generators.case import Case, NotApplicable, Operator, Seq
-from generators.sequence_family import elem, seq_of, sequence
-from generators.values import value
+from onnx_conformance.generators import subgraph
+from onnx_conformance.generators.case import Case, NotApplicable, Operator, Seq
+from onnx_conformance.generators.sequence_family import elem, seq_of, sequence
+from onnx_conformance.generators.values import value
 
 OPERATOR = Operator("SequenceMap", primary="V", defaults={"S": lambda v, b: seq_of(tensor_of(b["V"]))})
 

@@ -2,9 +2,9 @@
 
 import math
 
-from generators import values
-from generators.activation_family import Activation, exact_tolerance
-from generators.case import NotApplicable, Operator
+from onnx_conformance.generators import values
+from onnx_conformance.generators.activation_family import Activation, exact_tolerance
+from onnx_conformance.generators.case import NotApplicable, Operator
 
 OPERATOR = Operator("Shrink")
 

@@ -2,8 +2,8 @@
 
 import mpmath
 
-from generators.activation_family import Activation, composite, mp, unary
-from generators.case import Operator
+from onnx_conformance.generators.activation_family import Activation, composite, mp, unary
+from onnx_conformance.generators.case import Operator
 
 OPERATOR = Operator("Sigmoid")
 SIGMOID = Activation(OPERATOR, unary(lambda a, x: 1 / (1 + mpmath.exp(-mp(x))), inf=1.0, ninf=0.0), composite())

@@ -4,8 +4,8 @@ import math
 
 import mpmath
 
-from generators.case import Operator
-from generators.unary_family import correctly_rounded, standard
+from onnx_conformance.generators.case import Operator
+from onnx_conformance.generators.unary_family import correctly_rounded, standard
 
 OPERATOR = Operator("Sin")
 

@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from generators.case import Case, NotApplicable, Operator
-from generators.movement import data, declared, indices
-from generators.slice_family import rule
+from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.movement import data, declared, indices
+from onnx_conformance.generators.slice_family import rule
 
 OPERATOR = Operator("Slice", primary="T", defaults={"Tind": "int64"})
 

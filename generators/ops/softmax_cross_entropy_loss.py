@@ -5,8 +5,8 @@ examples carry onnx's node tests' names without their prefix (test_sce_mean -> e
 and their data; each comes with and without the optional log_prob output.
 """
 
-from generators import loss_family as lf
-from generators.case import Operator
+from onnx_conformance.generators import loss_family as lf
+from onnx_conformance.generators.case import Operator
 
 OPERATOR = Operator("SoftmaxCrossEntropyLoss", primary="T", defaults={"Tind": "int64"})
 

@@ -2,8 +2,8 @@
 
 import mpmath
 
-from generators.activation_family import INF, Activation, composite, mp, unary
-from generators.case import Operator
+from onnx_conformance.generators.activation_family import INF, Activation, composite, mp, unary
+from onnx_conformance.generators.case import Operator
 
 OPERATOR = Operator("Softplus")
 SOFTPLUS = Activation(

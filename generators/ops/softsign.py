@@ -1,7 +1,7 @@
 """Softsign: y = x / (1 + |x|), the exact quotient rounded once."""
 
-from generators.activation_family import Activation, composite, unary
-from generators.case import Operator
+from onnx_conformance.generators.activation_family import Activation, composite, unary
+from onnx_conformance.generators.case import Operator
 
 OPERATOR = Operator("Softsign")
 # +-inf are left out: the formula gives inf / inf there.

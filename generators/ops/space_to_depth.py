@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from generators.case import Case, NotApplicable, Operator
-from generators.movement import data
-from generators.spatial_family import depth_to_space, documented, space_to_depth
+from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.movement import data
+from onnx_conformance.generators.spatial_family import depth_to_space, documented, space_to_depth
 
 OPERATOR = Operator("SpaceToDepth", primary="T")
 

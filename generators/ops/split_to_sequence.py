@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from generators.case import Case, Operator, Seq
-from generators.movement import data, indices
-from generators.sequence_family import documented, paired, unpaired
+from onnx_conformance.generators.case import Case, Operator, Seq
+from onnx_conformance.generators.movement import data, indices
+from onnx_conformance.generators.sequence_family import documented, paired, unpaired
 
 OPERATOR = Operator("SplitToSequence", primary="T", defaults=paired("S", "T"))
 

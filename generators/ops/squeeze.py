@@ -1,8 +1,8 @@
 """Squeeze: the input without the size-1 dimensions `axes` names (attribute to version 11, input from 13), or without all of them."""
 
-from generators.case import Case, NotApplicable, Operator
-from generators.movement import data, declared
-from generators.shape_family import ints_argument
+from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.movement import data, declared
+from onnx_conformance.generators.shape_family import ints_argument
 
 OPERATOR = Operator("Squeeze")
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from generators import values
-from generators.case import Case, Declared, Operator
-from generators.signal_family import stft
-from harness.dtypes import numpy_of
+from onnx_conformance.generators import values
+from onnx_conformance.generators.case import Case, Declared, Operator
+from onnx_conformance.generators.signal_family import stft
+from onnx_conformance.harness.dtypes import numpy_of
 
 OPERATOR = Operator("STFT", primary="T1", defaults={"T2": "int64"})
 

@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from generators import values
-from generators.case import Case, Operator
-from generators.string_family import strings
+from onnx_conformance.generators import values
+from onnx_conformance.generators.case import Case, Operator
+from onnx_conformance.generators.string_family import strings
 
 OPERATOR = Operator("StringConcat")
 

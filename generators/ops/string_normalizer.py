@@ -7,8 +7,8 @@ and on letters whose upper and lower case are one code point each (é/É), where
 implementation agrees; the locale examples use only en_US, the doc's default.
 """
 
-from generators.case import Case
-from generators.string_family import UntypedOperator, strings
+from onnx_conformance.generators.case import Case
+from onnx_conformance.generators.string_family import UntypedOperator, strings
 
 OPERATOR = UntypedOperator("StringNormalizer", "X", "string")
 

@@ -10,8 +10,8 @@ remaining suffix has no trailing whitespace (whether it keeps it, the text does 
 
 import numpy as np
 
-from generators.case import Case, Operator
-from generators.string_family import strings
+from onnx_conformance.generators.case import Case, Operator
+from onnx_conformance.generators.string_family import strings
 
 OPERATOR = Operator("StringSplit", primary="T1")
 

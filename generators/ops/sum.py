@@ -1,7 +1,7 @@
 """Sum: the inputs added elementwise, exact and rounded once, with broadcasting from version 8."""
 
-from generators.accuracy import budget
-from generators.arithmetic_family import (
+from onnx_conformance.generators.accuracy import budget
+from onnx_conformance.generators.arithmetic_family import (
     EXACT,
     Variadic,
     exact_sum,
@@ -9,7 +9,7 @@ from generators.arithmetic_family import (
     positive,
     variadic_examples,
 )
-from generators.case import Operator
+from onnx_conformance.generators.case import Operator
 
 OPERATOR = Operator("Sum")
 

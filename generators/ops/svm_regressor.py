@@ -4,10 +4,10 @@ from fractions import Fraction
 
 import mpmath
 
-from generators.accuracy import accumulation
-from generators.case import Case, NotApplicable
-from generators.ml_family import data, exact_of, f32, floats, ml_operator, rounded
-from generators.rounding import PREC
+from onnx_conformance.generators.accuracy import accumulation
+from onnx_conformance.generators.case import Case, NotApplicable
+from onnx_conformance.generators.ml_family import data, exact_of, f32, floats, ml_operator, rounded
+from onnx_conformance.generators.rounding import PREC
 
 OPERATOR = ml_operator("SVMRegressor")
 

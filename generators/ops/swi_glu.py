@@ -3,11 +3,11 @@
 import mpmath
 import numpy as np
 
-from generators import values
-from generators.accuracy import budget
-from generators.case import Case, Operator
-from generators.norm_family import attr, documented, ex, mp, rounded
-from generators.rounding import PREC
+from onnx_conformance.generators import values
+from onnx_conformance.generators.accuracy import budget
+from onnx_conformance.generators.case import Case, Operator
+from onnx_conformance.generators.norm_family import attr, documented, ex, mp, rounded
+from onnx_conformance.generators.rounding import PREC
 
 OPERATOR = Operator("SwiGLU")
 

@@ -2,7 +2,7 @@
 
 import mpmath
 
-from generators.activation_family import (
+from onnx_conformance.generators.activation_family import (
     INF,
     UNDEFINED,
     Activation,
@@ -10,7 +10,7 @@ from generators.activation_family import (
     mp,
     unary,
 )
-from generators.case import Operator
+from onnx_conformance.generators.case import Operator
 
 OPERATOR = Operator("Swish")
 

@@ -13,9 +13,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from generators.case import Case, Declared, Operator
-from generators.rounding import round_to
-from generators.string_family import strings
+from onnx_conformance.generators.case import Case, Declared, Operator
+from onnx_conformance.generators.rounding import round_to
+from onnx_conformance.generators.string_family import strings
 
 OPERATOR = Operator("TfIdfVectorizer", primary="T")
 

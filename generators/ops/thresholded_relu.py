@@ -2,8 +2,8 @@
 
 from fractions import Fraction
 
-from generators.activation_family import INF, Activation, unary
-from generators.case import Operator
+from onnx_conformance.generators.activation_family import INF, Activation, unary
+from onnx_conformance.generators.case import Operator
 
 OPERATOR = Operator("ThresholdedRelu")
 # NaN is not > alpha: 'y = 0 otherwise'.

@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from generators import values
-from generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators import values
+from onnx_conformance.generators.case import Case, NotApplicable, Operator
 
 OPERATOR = Operator("TopK", primary="T")
 

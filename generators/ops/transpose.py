@@ -4,8 +4,8 @@ import itertools
 
 import numpy as np
 
-from generators.case import Case, Operator
-from generators.movement import data
+from onnx_conformance.generators.case import Case, Operator
+from onnx_conformance.generators.movement import data
 
 OPERATOR = Operator("Transpose")
 

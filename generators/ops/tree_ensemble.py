@@ -3,11 +3,11 @@ the aggregated leaf weights of the leaves each row reaches, post transformed; Y 
 
 import numpy as np
 
-from generators.accuracy import budget
-from generators.case import Case
-from generators.ml_family import ml_operator, rounded
-from generators.tree_family import Leaf, Node, ensemble5_attrs, mode_tree, predict, split_data, two_trees
-from harness.dtypes import numpy_of
+from onnx_conformance.generators.accuracy import budget
+from onnx_conformance.generators.case import Case
+from onnx_conformance.generators.ml_family import ml_operator, rounded
+from onnx_conformance.generators.tree_family import Leaf, Node, ensemble5_attrs, mode_tree, predict, split_data, two_trees
+from onnx_conformance.harness.dtypes import numpy_of
 
 OPERATOR = ml_operator("TreeEnsemble")
 

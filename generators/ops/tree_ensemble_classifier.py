@@ -4,10 +4,10 @@ base values, post transformed (Z); the label of the highest score (Y)."""
 import numpy as np
 from onnx import numpy_helper
 
-from generators.accuracy import budget
-from generators.case import Case, NotApplicable
-from generators.ml_family import floats, ml_operator, rounded
-from generators.tree_family import Leaf, Node, legacy_attrs, predict, split_data
+from onnx_conformance.generators.accuracy import budget
+from onnx_conformance.generators.case import Case, NotApplicable
+from onnx_conformance.generators.ml_family import floats, ml_operator, rounded
+from onnx_conformance.generators.tree_family import Leaf, Node, legacy_attrs, predict, split_data
 
 OPERATOR = ml_operator("TreeEnsembleClassifier", primary="T1")
 
@@ -119,6 +119,6 @@ def missing_tracks_true(v, t, rng):
 
 OPERATOR.reference_differs(r"output 1 dtype double != expected float",
                            "Z is tensor(float) for every T1; the evaluator returns double scores for double X")
-OPERATOR.reference_differs(r"^post_probit ", __import__("generators.ml_family", fromlist=["x"]).PROBIT_REASON)
+OPERATOR.reference_differs(r"^post_probit ", __import__("onnx_conformance.generators.ml_family", fromlist=["x"]).PROBIT_REASON)
 OPERATOR.reference_differs(r"^as_tensor .*Issues with types",
                            "the evaluator reads base_values, not base_values_as_tensor (it adds None)")

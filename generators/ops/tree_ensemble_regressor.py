@@ -3,10 +3,10 @@ post transformed; Y is float."""
 
 import numpy as np
 
-from generators.accuracy import budget
-from generators.case import Case, NotApplicable
-from generators.ml_family import floats, ml_operator, rounded
-from generators.tree_family import (Leaf, Node, legacy_attrs, mode_tree, predict, split_data, two_trees)
+from onnx_conformance.generators.accuracy import budget
+from onnx_conformance.generators.case import Case, NotApplicable
+from onnx_conformance.generators.ml_family import floats, ml_operator, rounded
+from onnx_conformance.generators.tree_family import (Leaf, Node, legacy_attrs, mode_tree, predict, split_data, two_trees)
 
 OPERATOR = ml_operator("TreeEnsembleRegressor")
 

@@ -1,8 +1,8 @@
 """Unsqueeze: the input with size-1 dimensions inserted where `axes` (attribute to version 11, input from 13) names them in the output."""
 
-from generators.case import Case, NotApplicable, Operator
-from generators.movement import data
-from generators.shape_family import ints_argument
+from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.movement import data
+from onnx_conformance.generators.shape_family import ints_argument
 
 OPERATOR = Operator("Unsqueeze")
 

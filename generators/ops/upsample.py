@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from generators import values
-from generators.case import Case, Declared, NotApplicable, Operator
-from generators.resize_family import f32, plan, resize
-from harness.dtypes import numpy_of
+from onnx_conformance.generators import values
+from onnx_conformance.generators.case import Case, Declared, NotApplicable, Operator
+from onnx_conformance.generators.resize_family import f32, plan, resize
+from onnx_conformance.harness.dtypes import numpy_of
 
 OPERATOR = Operator("Upsample")
 

@@ -7,7 +7,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from harness.dtypes import element_of
+from onnx_conformance.harness.dtypes import element_of
 
 
 class Unsupported(Exception):

@@ -26,8 +26,8 @@ import iree.runtime.version
 from iree.compiler import ir
 from iree.compiler.extras import onnx_importer
 
-from harness import dtypes
-from harness.backends.base import Adapter, Capabilities
+from onnx_conformance.harness import dtypes
+from onnx_conformance.harness.backends.base import Adapter, Capabilities
 
 # IREE's own words when it declines a model rather than finds it wrong, each from a real failure
 # (tests/test_backend_iree.py triggers them):

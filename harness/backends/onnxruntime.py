@@ -13,8 +13,8 @@ import onnxruntime as ort
 from onnx import TensorProto, helper
 from onnxruntime.capi import onnxruntime_pybind11_state as ort_errors
 
-from harness import dtypes
-from harness.backends.base import Adapter, Capabilities, Unsupported
+from onnx_conformance.harness import dtypes
+from onnx_conformance.harness.backends.base import Adapter, Capabilities, Unsupported
 
 # ORT's own words when it declines a model rather than finding it wrong. Each was captured from
 # a real failing session (tests/test_backends_onnxruntime.py triggers every one of them).

@@ -11,8 +11,8 @@ import onnx
 import openvino as ov
 from onnx import TensorProto, helper
 
-from harness import dtypes
-from harness.backends.base import Adapter, Capabilities
+from onnx_conformance.harness import dtypes
+from onnx_conformance.harness.backends.base import Adapter, Capabilities
 
 # OpenVINO element types by ONNX name. The frontend maps each ONNX type to one of these; the
 # spec names cannot be derived from OpenVINO's, so the pairing is written out once here.

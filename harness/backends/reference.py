@@ -11,7 +11,7 @@ import onnx.checker
 from onnx.reference import ReferenceEvaluator
 from onnx.reference.op_run import RuntimeContextError, RuntimeTypeError
 
-from harness.backends.base import Adapter, Capabilities, Unsupported
+from onnx_conformance.harness.backends.base import Adapter, Capabilities, Unsupported
 
 # "No implementation for operator 'DequantizeLinear' domain '' and version 10, found 19, 21, ...":
 # the evaluator lacks that version of an operator the spec defines.

@@ -9,7 +9,7 @@ import inspect
 from types import ModuleType
 from typing import Any
 
-from harness.backends import base
+from onnx_conformance.harness.backends import base
 
 ENTRY_POINT_GROUP = "onnx_conformance.backends"
 
@@ -24,7 +24,7 @@ class BackendNotFound(LookupError):
 def load(name: str, options: dict[str, str]) -> base.Adapter:
     """Construct the adapter for `name` with `options` (from --backend-option KEY=VALUE).
 
-    Tried in order: a module `harness.backends.<name>`, an entry point `<name>` in the
+    Tried in order: a module `onnx_conformance.harness.backends.<name>`, an entry point `<name>` in the
     `onnx_conformance.backends` group, then `name` as an importable module (optionally
     `module:attribute`) holding an Adapter subclass or the standard onnx Backend API.
     """
@@ -44,7 +44,7 @@ def builtin_names() -> list[str]:
     """Names of the adapters shipped in harness/backends/, without importing them."""
     import pkgutil
 
-    import harness.backends as package
+    import onnx_conformance.harness.backends as package
 
     return sorted(
         info.name for info in pkgutil.iter_modules(package.__path__) if info.name not in _NOT_BACKENDS
@@ -126,7 +126,7 @@ def _factory_for(target: Any):
     api = _standard_api(target)
     if api is None:
         return None
-    from harness.backends import standard
+    from onnx_conformance.harness.backends import standard
 
     return lambda options: standard.StandardAdapter(options, api=api)
 

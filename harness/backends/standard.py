@@ -12,7 +12,7 @@ from typing import Any, Sequence
 import numpy as np
 import onnx
 
-from harness.backends.base import Adapter, Unsupported
+from onnx_conformance.harness.backends.base import Adapter, Unsupported
 
 # Generic words a backend uses when it declines rather than fails. Heuristic by necessity:
 # the Backend API has no error vocabulary, so backend-specific rules belong in a real adapter.

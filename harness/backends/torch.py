@@ -24,8 +24,8 @@ import numpy as np
 import onnx
 import torch
 
-from harness import dtypes
-from harness.backends.base import Adapter, Capabilities
+from onnx_conformance.harness import dtypes
+from onnx_conformance.harness.backends.base import Adapter, Capabilities
 
 _TORCHVISION_CONVERTERS = ("onnx2torch.node_converters.nms", "onnx2torch.node_converters.roialign")
 

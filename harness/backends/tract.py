@@ -10,8 +10,8 @@ import numpy as np
 import onnx
 import tract
 
-from harness import dtypes
-from harness.backends.base import Adapter, Capabilities, Unsupported
+from onnx_conformance.harness import dtypes
+from onnx_conformance.harness.backends.base import Adapter, Capabilities, Unsupported
 
 # tract's own words when it declines rather than finds the model wrong, each from a real failure
 # (tests/test_backend_tract.py triggers them):

@@ -12,7 +12,7 @@ import numpy as np
 import onnx
 from onnx import helper
 
-from harness.backends.base import Adapter
+from onnx_conformance.harness.backends.base import Adapter
 
 
 class _Skewed(Adapter):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from harness.backends.base import Adapter, Capabilities
+from onnx_conformance.harness.backends.base import Adapter, Capabilities
 
 
 class ToyAdapter(Adapter):
