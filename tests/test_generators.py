@@ -85,6 +85,10 @@ INFERENCE_OBJECTS = {
     "weight_channels_mismatch": r"Dimension mismatch in unification",
     "weight_not_depthwise": r"Dimension mismatch in unification",
     "rois_four_columns": r"Dimension mismatch in unification",
+    "axis_is_the_complex_dimension": r"axis attribute value \d+ is invalid",
+    "rfft_complex_input": r"one-sided DFT requires real input",
+    "neither_scales_nor_sizes": r"Either `sizes` or `scales` must be provided",
+    "scales_and_sizes": r"Either `sizes` or `scales` must be provided",
     # Clip's min and Pow-1/7's Y of another type than the input: onnx's inference names exactly that
     "min_max_types_differ": r"min has inconsistent type",
     "types_differ": r"inconsistent type|bound to different types",
