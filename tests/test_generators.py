@@ -85,6 +85,7 @@ INFERENCE_OBJECTS = {
     "weight_channels_mismatch": r"Dimension mismatch in unification",
     "weight_not_depthwise": r"Dimension mismatch in unification",
     "rois_four_columns": r"Dimension mismatch in unification",
+    "inner_dimensions_mismatch": r"Dimension mismatch in unification",
     "axis_is_the_complex_dimension": r"axis attribute value \d+ is invalid",
     "rfft_complex_input": r"one-sided DFT requires real input",
     "neither_scales_nor_sizes": r"Either `sizes` or `scales` must be provided",

@@ -5,7 +5,7 @@ from fractions import Fraction
 import numpy as np
 
 from onnx_conformance.generators import values
-from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.case import Case, Declared, NotApplicable, Operator
 from onnx_conformance.generators.linalg_family import exact_array, matmul, operand, to_type, tolerance
 
 OPERATOR = Operator("Gemm")
@@ -105,6 +105,16 @@ def all_attributes(v, t, rng):
                              "Gemm rounds an integer Y")
     return gemm(v, t, operand(t, (4, 3), rng), operand(t, (5, 4), rng), operand(t, (1, 5), rng),
                 alpha=0.25, beta=0.35, transA=1, transB=1)
+
+
+
+@OPERATOR.rejection
+def inner_dimensions_mismatch(v, t, rng):
+    """A is (M, K) = (3, 4), B is (K, N) = (5, 2): the two K differ."""
+    return Case({"A": operand(t, (3, 4), rng), "B": operand(t, (5, 2), rng), "C": operand(t, (3, 2), rng)},
+                {"Y": Declared(t.dtype, (3, 2))},
+                error="'input tensor A has shape (M, K) or (K, M), input tensor B has shape (K, N) or (N, K)': "
+                      "A's K (4) and B's K (5) differ")
 
 
 # Where onnx's ReferenceEvaluator (1.23) differs from our value, and why ours stands (cases/crosscheck.md).

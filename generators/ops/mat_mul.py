@@ -1,7 +1,7 @@
 """MatMul: the matrix product as numpy.matmul defines it (1-D operands promoted, batch dimensions broadcast)."""
 
 from onnx_conformance.generators import values
-from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.case import Case, Declared, NotApplicable, Operator
 from onnx_conformance.generators.linalg_family import ieee_specials, matmul, operand, to_type, tolerance
 
 OPERATOR = Operator("MatMul")
@@ -36,3 +36,11 @@ def ieee_specials_2d(v, t, rng):
     if not values.is_float(t.dtype):
         return NotApplicable(f"{t.dtype} has no NaN or infinity")
     return product(t, ieee_specials(t, (3, 4), rng), operand(t, (4, 3), rng))
+
+
+@OPERATOR.rejection
+def incompatible_shapes(v, t, rng):
+    """A's last dimension (4) differs from B's second to last (5): numpy.matmul refuses them."""
+    return Case({"A": operand(t, (3, 4), rng), "B": operand(t, (5, 2), rng)}, {"Y": Declared(t.dtype, (3, 2))},
+                error="'Matrix product that behaves like numpy.matmul': A's last dimension must equal B's "
+                      "second to last")

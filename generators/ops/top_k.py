@@ -3,7 +3,7 @@
 import numpy as np
 
 from onnx_conformance.generators import values
-from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.case import Case, Declared, NotApplicable, Operator
 
 OPERATOR = Operator("TopK", primary="T")
 
@@ -86,3 +86,17 @@ def random_axis_0(v, t, rng):
 def unsorted_k1(v, t, rng):
     """sorted = 0 leaves the order undefined; with k = 1 there is one order."""
     return top_k(v, t, doc(DOC_SMALLEST, t), 1, axis=1, largest=1, sorted_=0)
+
+
+@OPERATOR.rejection
+def k_larger_than_axis(v, t, rng):
+    """k = 5 of an axis of 4 elements: the outputs hold 'the top k elements along the specified axis'."""
+    inputs, attrs = {"X": doc(DOC, t)}, {"axis": 1}
+    if v.has_input("K"):
+        inputs["K"] = np.array([5], dtype=np.int64)
+    else:
+        attrs["k"] = 5
+    outputs = {"Values": Declared(t.dtype, (3, 5)), "Indices": Declared("int64", (3, 5))}
+    return Case(inputs, outputs, attrs,
+                error="'Value tensor of shape [a_0, ..., a_{axis-1}, k, a_{axis+1}, ...] which contains the values "
+                      "of the top k elements along the specified axis': k (5) exceeds the axis' 4 elements")
