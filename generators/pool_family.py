@@ -299,6 +299,26 @@ def rejection_negative_pads(v, t, x, output: str, **attrs):
                 error=f"pads: '{NON_NEGATIVE}'")
 
 
+def padding_rejections(operator) -> None:
+    """The windowed pools' two rejection examples (pads with auto_pad, negative pads) on a 4x4 input with a
+    2x2 kernel, and why onnx's ReferenceEvaluator answers the first: written once for AveragePool, MaxPool
+    and LpPool."""
+
+    @operator.rejection
+    def pads_with_auto_pad(v, t, rng):
+        return rejection_pads_with_auto_pad(v, t, random(t, (1, 1, 4, 4), rng), "Y", kernel_shape=[2, 2])
+
+    @operator.rejection
+    def negative_pads(v, t, rng):
+        return rejection_negative_pads(v, t, random(t, (1, 1, 4, 4), rng), "Y", kernel_shape=[2, 2])
+
+    operator.reference_differs(
+        r"^pads_with_auto_pad float: reference evaluator returned outputs",
+        "the evaluator does not enforce the pads attribute's 'This attribute cannot be used simultaneously with "
+        "auto_pad attribute.'",
+    )
+
+
 def global_windows(x: np.ndarray):
     """The Global* operators: one window over every spatial position; output spatial dims all 1."""
     spatial = x.shape[2:]

@@ -5,7 +5,7 @@ import numpy as np
 from onnx_conformance.generators.case import Case, NotApplicable, Operator
 from onnx_conformance.generators.linalg_family import to_type
 from onnx_conformance.generators.pool_family import (Undefined, attributes, grid, lp, lp_tolerance, random,
-                                    rejection_negative_pads, rejection_pads_with_auto_pad, windows)
+                                    padding_rejections, windows)
 from onnx import AttributeProto
 
 OPERATOR = Operator("LpPool")
@@ -89,22 +89,9 @@ def ieee_specials(v, t, rng):
     return lp_pool(v, t, x.astype(t.np()), kernel_shape=[2, 2], strides=[2, 2], p=2)
 
 
-@OPERATOR.rejection
-def pads_with_auto_pad(v, t, rng):
-    return rejection_pads_with_auto_pad(v, t, random(t, (1, 1, 4, 4), rng), "Y", kernel_shape=[2, 2])
-
-
-@OPERATOR.rejection
-def negative_pads(v, t, rng):
-    return rejection_negative_pads(v, t, random(t, (1, 1, 4, 4), rng), "Y", kernel_shape=[2, 2])
-
+padding_rejections(OPERATOR)
 
 # Where onnx's ReferenceEvaluator (1.23) differs from our value, and why ours stands (cases/crosscheck.md).
-OPERATOR.reference_differs(
-    r"^pads_with_auto_pad float: reference evaluator returned outputs",
-    "the evaluator does not enforce the pads attribute's 'This attribute cannot be used simultaneously with "
-    "auto_pad attribute.'",
-)
 OPERATOR.reference_differs(
     r"^ieee_specials \S+: reference evaluator: output 0: 1 of 4 values differ; at index \(0, 0, 0, 1\): got \S+ expected nan",
     "the evaluator marks padding with NaN and drops NaN from the sum, so an input NaN vanishes; |NaN|^p is NaN "

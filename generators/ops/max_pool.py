@@ -6,7 +6,7 @@ from onnx_conformance.generators import values
 from onnx_conformance.generators.case import Case, NotApplicable, Operator
 from onnx_conformance.generators.linalg_family import to_type
 from onnx_conformance.generators.pool_family import (Undefined, attributes, documented, grid, maximum, random,
-                                    rejection_negative_pads, rejection_pads_with_auto_pad, windows,
+                                    padding_rejections, windows,
                                     with_infinities)
 
 OPERATOR = Operator("MaxPool", primary="T")
@@ -122,22 +122,9 @@ def ieee_infinities(v, t, rng):
                     argmax=True)
 
 
-@OPERATOR.rejection
-def pads_with_auto_pad(v, t, rng):
-    return rejection_pads_with_auto_pad(v, t, random(t, (1, 1, 4, 4), rng), "Y", kernel_shape=[2, 2])
-
-
-@OPERATOR.rejection
-def negative_pads(v, t, rng):
-    return rejection_negative_pads(v, t, random(t, (1, 1, 4, 4), rng), "Y", kernel_shape=[2, 2])
-
+padding_rejections(OPERATOR)
 
 # Where onnx's ReferenceEvaluator (1.23) differs from our value, and why ours stands (cases/crosscheck.md).
-OPERATOR.reference_differs(
-    r"^pads_with_auto_pad float: reference evaluator returned outputs",
-    "the evaluator does not enforce the pads attribute's 'This attribute cannot be used simultaneously with "
-    "auto_pad attribute.'",
-)
 OPERATOR.reference_differs(
     r"^\S+ u?int8: reference evaluator raised ValueError: cannot convert float NaN to integer",
     "the evaluator pads with NaN, which an int8/uint8 input cannot hold; the spec excludes padding from the maximum",
