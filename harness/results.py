@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import gzip
 import json
 import math
 import os
@@ -61,12 +62,19 @@ def read_results(path: Path) -> tuple[list[dict], int]:
     """The results recorded so far and the byte length of that valid prefix.
 
     A run killed mid-write leaves a torn last line; it and anything after it do not count, so a
-    resumed run re-runs that case rather than trusting half a record.
+    resumed run re-runs that case rather than trusting half a record. Where `path` is missing and
+    `path`.gz exists, that is read instead (the length returned is then of the uncompressed text).
     """
+    path = Path(path)
     try:
-        data = Path(path).read_bytes()
+        data = path.read_bytes()
     except FileNotFoundError:
-        return [], 0
+        # The committed scoreboard keeps each backend's results compressed (results.jsonl.gz);
+        # a report directory holding only that reads the same.
+        packed = path.with_name(path.name + ".gz")
+        if not packed.is_file():
+            return [], 0
+        data = gzip.decompress(packed.read_bytes())
     results, good = [], 0
     for line in data.splitlines(keepends=True):
         if not line.endswith(b"\n"):
@@ -80,6 +88,18 @@ def read_results(path: Path) -> tuple[list[dict], int]:
         results.append(record)
         good += len(line)
     return results, good
+
+
+def pack_results(path: Path) -> Path:
+    """Write `path`.gz beside a results.jsonl: its records sorted by case, gzip with no timestamp or
+    name, so the same results give the same bytes whatever order the run recorded them in."""
+    path = Path(path)
+    records, _ = read_results(path)
+    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in sorted(records, key=lambda r: r["case"]))
+    packed = path.with_name(path.name + ".gz")
+    with open(packed, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=9) as f:
+        f.write(text.encode("utf-8"))
+    return packed
 
 
 class ResultsLog:

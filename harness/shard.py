@@ -20,6 +20,7 @@ the part that grows; the rest is a few milliseconds of session setup on every ba
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import os
@@ -48,12 +49,18 @@ def parse(text: str) -> tuple[int, int]:
 
 
 def read_durations(path: str | Path) -> dict[str, float]:
-    """case -> seconds from a results.jsonl (an earlier run, or a merged one)."""
+    """case -> seconds from a results.jsonl (an earlier run, or a merged one), or the committed
+    scoreboard's results.jsonl.gz."""
     out: dict[str, float] = {}
     try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
+        data = Path(path).read_bytes()
+        if str(path).endswith(".gz"):
+            data = gzip.decompress(data)
+        lines = data.decode("utf-8").splitlines()
     except OSError as e:
-        raise ShardError(f"cannot read --shard-durations {path}: {e.strerror or e}") from e
+        raise ShardError(f"cannot read --shard-durations {path}: {getattr(e, 'strerror', None) or e}") from e
+    except (EOFError, UnicodeDecodeError) as e:
+        raise ShardError(f"cannot read --shard-durations {path}: {type(e).__name__}: {e}") from e
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
