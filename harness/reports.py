@@ -1,4 +1,5 @@
-"""Conformance matrices (operator x since_version [x type parameter] by type) as JSON, Markdown and one offline HTML file."""
+"""Conformance matrices (operator x since_version [x type parameter] by type, grouped by family) as JSON,
+Markdown that fits a pull-request comment, and one offline HTML file."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 
 
 from onnx_conformance.harness import dtypes
+from onnx_conformance.harness.families import family_key, family_of
 
 # Worst first: a cell is coloured by the most severe status among its cases.
 SEVERITY = ("crash", "timeout", "flaky", "error", "fail", "warn", "unsupported", "skip", "pass")
@@ -24,7 +26,9 @@ COLOUR = {  # background, text
     "pass": ("#c8e6c9", "#000000"),
 }
 NO_DTYPE = "-"
-MARKDOWN_BUDGET = 60_000  # GitHub rejects comments over 65,536 characters
+# GitHub rejects comments over 65,536 characters; counting UTF-8 bytes keeps under that limit however
+# the emoji are counted (code points, UTF-16 units or bytes), with a margin.
+MARKDOWN_BUDGET = 60_000
 MARKDOWN_FAILURES = 50
 TERMINAL_FAILURES = 10
 
@@ -37,7 +41,8 @@ def write_matrices(results: list[dict], run_info: dict, report_dir: Path) -> Non
     (report_dir / "matrix.json").write_text(
         json.dumps(matrix, indent=1, sort_keys=True, ensure_ascii=False, default=str) + "\n", encoding="utf-8"
     )
-    (report_dir / "matrix.md").write_text(render_markdown(matrix), encoding="utf-8")
+    full = (report_dir / "matrix.html").as_posix()
+    (report_dir / "matrix.md").write_text(render_markdown(matrix, full), encoding="utf-8")
     (report_dir / "matrix.html").write_text(render_html(matrix), encoding="utf-8")
 
 
@@ -69,11 +74,14 @@ def build_matrix(results: list[dict], run_info: dict) -> dict:
             columns.add(dtype)
             key = (r.get("domain") or "", r.get("op") or "(none)", r.get("since_version"), param)
             row = rows.setdefault(key, {"domain": key[0], "op": key[1], "since_version": key[2], "param": param,
-                                        "cells": {}})
+                                        "family": family_of(key[1], key[0]), "cells": {}})
             cell = row["cells"].setdefault(dtype, {"counts": {}})
             cell["counts"][status] = cell["counts"].get(status, 0) + 1
     for row in rows.values():
+        # Cells and counts in a fixed order (the spec's types, then severity), whatever order results came in.
+        row["cells"] = {c: row["cells"][c] for c in sorted(row["cells"], key=_column_key)}
         for cell in row["cells"].values():
+            cell["counts"] = {s: cell["counts"][s] for s in sorted(cell["counts"], key=_rank)}
             cell["total"] = sum(cell["counts"].values())
             cell["passed"] = cell["counts"].get("pass", 0)
             cell["worst"] = _worst(cell["counts"])
@@ -86,11 +94,37 @@ def build_matrix(results: list[dict], run_info: dict) -> dict:
         "summary": _tally(results),
         "columns": sorted(columns, key=_column_key),
         "rows": ordered,
+        "families": _families(results, ordered),
         "failures": [
             {k: r.get(k) for k in ("case", "status", "stage", "detail", "op", "since_version", "dtype")}
             for r in _failures(results)
         ],
     }
+
+
+def _families(results: list[dict], rows: list[dict]) -> list[dict]:
+    """Per family, in the report's reading order: its cases by status and its cells all passing / total."""
+    by_family: dict[str, list[dict]] = {}
+    for r in results:
+        by_family.setdefault(family_of(r.get("op") or "(none)", r.get("domain") or ""), []).append(r)
+    out = []
+    for name in sorted(by_family, key=family_key):
+        mine = [row for row in rows if row["family"] == name]
+        cells = [c for row in mine for c in row["cells"].values()]
+        tally = _tally(by_family[name])
+        out.append({
+            "family": name,
+            "operators": len({(row["domain"], row["op"]) for row in mine}),
+            "versions": len({(row["domain"], row["op"], row["since_version"]) for row in mine}),
+            "cases": len(by_family[name]),
+            "passed": tally.get("pass", 0),
+            "summary": tally,
+            "cells": len(cells),
+            "cells_passing": sum(1 for c in cells if c["worst"] == "pass"),
+            "worst": _worst(tally),
+            "columns": sorted({c for row in mine for c in row["cells"]}, key=_column_key),
+        })
+    return out
 
 
 def _cells_of(r: dict) -> list[tuple[str | None, str]]:
@@ -205,7 +239,9 @@ def _incomplete_note(matrix: dict) -> str | None:
 # -- Markdown -----------------------------------------------------------------------------------
 
 
-def render_markdown(matrix: dict) -> str:
+def render_markdown(matrix: dict, full_report: str = "matrix.html") -> str:
+    """Fits a pull-request comment at any corpus size: one line per family, then only the cells that are
+    not all passing, folded and finally cut (saying how much, and where the rest is) until it fits."""
     facts = dict(_run_facts(matrix["run"]))
     title = " ".join(v for v in (facts.get("backend"), facts.get("backend version")) if v) or "unknown backend"
     head = [f"## ONNX conformance: {_md(title)}", ""]
@@ -216,63 +252,171 @@ def render_markdown(matrix: dict) -> str:
     stamp = [f"{k} `{v}`" for k, v in facts.items() if k not in in_title]
     head += [" · ".join(stamp), ""]
     head += ["**" + " · ".join(f"{MARK.get(s, '?')} {n} {s}" for s, n in matrix["summary"].items()) + "**", ""]
-    legend = "Cells: passed/total, marked by the worst status: " + " ".join(f"{m} {s}" for s, m in MARK.items())
+    head += [*_markdown_families(matrix), ""]
 
-    tail = _markdown_failures(matrix)
     rows = matrix["rows"]
-    for attempt in ("all", "problems"):
-        shown = rows if attempt == "all" else [r for r in rows if r["worst"] != "pass"]
-        table = _markdown_table(matrix["columns"], shown)
-        omitted = len(rows) - len(shown)
-        note_rows = []
-        if omitted:
-            note_rows = [f"_{omitted} fully passing operator versions not shown; matrix.html has them all._", ""]
-        text = "\n".join([*head, legend, "", *table, "", *note_rows, *tail]) + "\n"
-        if len(text) <= MARKDOWN_BUDGET:
+    problems = [r for r in rows if r["worst"] != "pass"]
+    bad_cells = sum(1 for r in problems for c in r["cells"].values() if c["worst"] != "pass")
+    head += [f"### Cells not all passing: {bad_cells} of {sum(len(r['cells']) for r in rows)}", ""]
+    if not problems:
+        text = "\n".join([*head, "Every cell passes.", "", *_markdown_failures(matrix)]) + "\n"
+        return text if _size(text) <= MARKDOWN_BUDGET else _hard_cut(text, full_report)
+    head += ["Each cell: type, the worst status's mark, passed/total. Marks: "
+             + " ".join(f"{m} {s}" for s, m in MARK.items()), ""]
+    where = f"matrix.html has them all: `{full_report}`"
+    n_failing = sum(1 for r in problems if _failing_cells(r))
+    notes = {
+        "cells": [],
+        "folded": [f"_To fit a pull-request comment only failing cells are named; each operator version's "
+                   f"other cells are counted by status. {where}._", ""],
+        "failing": [f"_To fit a pull-request comment only the {n_failing} operator-version rows with failing "
+                    f"cells are listed, failing cells named; the other {len(problems) - n_failing} are counted per "
+                    f"family. {where}._", ""],
+    }
+    for limit in (MARKDOWN_FAILURES, 10, 0):
+        tail = _markdown_failures(matrix, limit)
+        for level in ("cells", "folded", "failing"):
+            text = _markdown_text(head, notes[level], _markdown_cells(matrix, level), tail)
+            if _size(text) <= MARKDOWN_BUDGET:
+                return text
+        text = _markdown_cut(matrix, head, tail, where)
+        if text is not None:
             return text
-    # Still too long: keep as many problem rows as fit.
-    budget = MARKDOWN_BUDGET - len("\n".join([*head, legend, *tail])) - 200
-    table = _markdown_table(matrix["columns"], [])
-    kept = 0
-    for row in shown:
-        line = _markdown_row(matrix["columns"], row)
-        if budget - len(line) < 0:
-            break
-        budget -= len(line) + 1
-        table.append(line)
-        kept += 1
-    note_rows = [f"_Only {kept} of {len(rows)} operator versions fit here; matrix.html has them all._", ""]
-    return "\n".join([*head, legend, "", *table, "", *note_rows, *tail]) + "\n"
+    return _hard_cut(_markdown_text(head, [], [], []), full_report)
 
 
-def _markdown_table(columns: list[str], rows: list[dict]) -> list[str]:
-    lines = ["| operator | since | " + " | ".join(columns) + " |", "|---|---:|" + "---|" * len(columns)]
-    return lines + [_markdown_row(columns, r) for r in rows]
+def _markdown_cut(matrix: dict, head: list[str], tail: list[str], where: str) -> str | None:
+    """As many rows with failing cells as fit, each family's first before any family's second, so that
+    every family shows its first failures; None when not even the header, notes and tail fit."""
+    problems = [r for r in matrix["rows"] if r["worst"] != "pass"]
+    bad_cells = sum(1 for r in problems for c in r["cells"].values() if c["worst"] != "pass")
+    place: dict[str, int] = {}
+    order = []
+    for i, r in enumerate(r for r in problems if _failing_cells(r)):
+        place[r["family"]] = place.get(r["family"], -1) + 1
+        order.append((place[r["family"]], family_key(r["family"]), i, r))
+    priority = [r for *_, r in sorted(order, key=lambda o: o[:3])]
+
+    def cut(k: int) -> str:
+        shown = priority[:k]
+        named = sum(len(_failing_cells(r)) for r in shown)
+        note = [f"_Cut to fit a pull-request comment: {len(problems) - k} of {len(problems)} operator-version rows "
+                f"not all passing ({bad_cells - named} of {bad_cells} such cells) are not listed, and only failing "
+                f"cells are named. {where}._", ""]
+        return _markdown_text(head, note, _markdown_cells(matrix, "failing", {id(r) for r in shown}), tail)
+
+    if _size(cut(0)) > MARKDOWN_BUDGET:
+        return None
+    lo, hi = 0, len(priority)  # cut(lo) fits; find the largest k that does
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if _size(cut(mid)) <= MARKDOWN_BUDGET:
+            lo = mid
+        else:
+            hi = mid - 1
+    return cut(lo)
 
 
-def _markdown_row(columns: list[str], row: dict) -> str:
-    cells = []
-    for c in columns:
-        cell = row["cells"].get(c)
-        cells.append(f"{MARK.get(cell['worst'], '?')} {cell['passed']}/{cell['total']}" if cell else "")
-    return f"| {_md(_op_label(row))} | {_since_label(row)} | " + " | ".join(cells) + " |"
+def _markdown_text(head: list[str], note: list[str], body: list[str], tail: list[str]) -> str:
+    return "\n".join([*head, *note, *body, "", *tail]) + "\n"
 
 
-def _markdown_failures(matrix: dict) -> list[str]:
+def _size(text: str) -> int:
+    return len(text.encode("utf-8"))
+
+
+def _hard_cut(text: str, full_report: str) -> str:
+    """Last resort, for a header no budget can hold (thousands of families): the first lines that fit."""
+    end = f"\n\n_Cut at {MARKDOWN_BUDGET} bytes; the full report: `{full_report}`._\n"
+    kept = text.encode("utf-8")[: MARKDOWN_BUDGET - _size(end)].decode("utf-8", "ignore")
+    return kept.rsplit("\n", 1)[0] + end
+
+
+def _markdown_families(matrix: dict) -> list[str]:
+    lines = ["| family | operators | cases passed | cases by status | cells all passing |",
+             "|---|---:|---:|---|---:|"]
+    for f in matrix["families"]:
+        if list(f["summary"]) == ["pass"]:
+            statuses = f"{MARK['pass']} all pass"
+        else:
+            statuses = " · ".join(f"{MARK.get(s, '?')} {n} {_md(s)}" for s, n in f["summary"].items())
+        lines.append(f"| {_md(f['family'])} | {f['operators']} | {f['passed']}/{f['cases']} | {statuses} | "
+                     f"{f['cells_passing']}/{f['cells']} |")
+    return lines
+
+
+def _markdown_cells(matrix: dict, level: str, keep: set[int] | None = None) -> list[str]:
+    """Per family, one line per operator version with cells not all passing.
+
+    level "cells" names every such cell; "folded" names the failing ones and counts the rest by status;
+    "failing" also leaves out the versions with no failing cell (counted per family); `keep` (ids of
+    rows) lists only those and counts the others as not shown.
+    """
+    lines = []
+    for f in matrix["families"]:
+        problems = [r for r in matrix["rows"] if r["family"] == f["family"] and r["worst"] != "pass"]
+        if not problems:
+            continue
+        lines.append(f"**{_md(f['family'])}**")
+        quiet = not_shown = 0
+        for row in problems:
+            failing = _failing_cells(row)
+            if level == "failing" and not failing:
+                quiet += 1
+                continue
+            if keep is not None and id(row) not in keep:
+                not_shown += 1
+                continue
+            named = [c for c in row["cells"].items() if c[1]["worst"] != "pass"] if level == "cells" else failing
+            parts = [f"{_md(c)} {MARK.get(cell['worst'], '?')} {cell['passed']}/{cell['total']}"
+                     for c, cell in named]
+            if level != "cells":
+                others: dict[str, int] = {}
+                for cell in row["cells"].values():
+                    if cell["worst"] != "pass" and not _is_failing(cell["worst"]):
+                        others[cell["worst"]] = others.get(cell["worst"], 0) + 1
+                parts += [f"{MARK[s]} {s}: {_count(n, 'type')}"
+                          for s, n in sorted(others.items(), key=lambda kv: _rank(kv[0]))]
+            lines.append(f"- {_md(_version_label(row))}: " + " · ".join(parts))
+        if not_shown:
+            lines.append(f"- … {not_shown} more with failing cells, not listed here")
+        if quiet:
+            lines.append(f"- … {quiet} more whose cells are only {MARK['warn']} warn, {MARK['unsupported']} "
+                         f"unsupported or {MARK['skip']} skip besides passing")
+        lines.append("")
+    return lines
+
+
+def _is_failing(status: str) -> bool:
+    return status in FAILING or status not in SEVERITY
+
+
+def _failing_cells(row: dict) -> list[tuple[str, dict]]:
+    return [(c, cell) for c, cell in row["cells"].items() if _is_failing(cell["worst"])]
+
+
+def _version_label(row: dict) -> str:
+    op = f"{row['domain']}.{row['op']}" if row["domain"] else row["op"]
+    if row["since_version"] is not None:
+        op += f"-{row['since_version']}"
+    return f"{op} ({row['param']})" if row.get("param") else op
+
+
+def _markdown_failures(matrix: dict, limit: int = MARKDOWN_FAILURES) -> list[str]:
     failures = matrix["failures"]
     if not failures:
         return ["No failing cases."]
     groups = _grouped(failures)
     lines = [f"<details><summary>Failing cases ({len(failures)}; same reasons folded)</summary>", ""]
-    for f, n in groups[:MARKDOWN_FAILURES]:
+    for f, n in groups[:limit]:
         stage = f" ({f['stage']})" if f.get("stage") else ""
         also = f" and {n - 1} more" if n > 1 else ""
         lines.append(
             f"- {MARK.get(f['status'], '?')} **{f['status']}**{stage} `{f['case']}`{also}: "
             f"{_md(_one_line(f.get('detail'), 240))}"
         )
-    if len(groups) > MARKDOWN_FAILURES:
-        rest = sum(n for _, n in groups[MARKDOWN_FAILURES:])
+    if len(groups) > limit:
+        rest = sum(n for _, n in groups[limit:])
         lines.append(f"- … and {rest} more in matrix.html")
     return [*lines, "", "</details>"]
 
@@ -312,31 +456,13 @@ def render_html(matrix: dict) -> str:
     out.append('<p class="summary">' + " ".join(
         f'<span class="badge s-{esc(s)}">{esc(s)} {n}</span>' for s, n in matrix["summary"].items()
     ) + f' <span class="total">{matrix["total"]} cases</span></p>')
-    out.append('<p class="legend">Each cell: cases passed / cases run, coloured by the worst status among them '
-               "(hover for the breakdown). Severity: " + " &gt; ".join(
+    out.append('<p class="legend">One section per operator family, open when it has a cell not all passing. '
+               "Each cell: cases passed / cases run, coloured by the worst status among them "
+               "(hover one not all passing for the breakdown). Severity: " + " &gt; ".join(
                    f'<span class="badge s-{s}">{s}</span>' for s in SEVERITY) + ".</p>")
 
-    columns = matrix["columns"]
-    out.append('<div class="scroll"><table class="matrix"><thead><tr>'
-               '<th class="op">operator</th><th class="since">since</th>')
-    out += [f'<th class="dt"><span>{esc(c)}</span></th>' for c in columns]
-    out.append("</tr></thead><tbody>")
-    for row in matrix["rows"]:
-        cells = [f'<tr><th class="op" scope="row">{esc(_op_label(row))}</th>'
-                 f'<td class="since">{esc(_since_label(row))}</td>']
-        for c in columns:
-            cell = row["cells"].get(c)
-            if not cell:
-                cells.append('<td class="empty"></td>')
-                continue
-            by_severity = sorted(cell["counts"].items(), key=lambda kv: _rank(kv[0]))
-            breakdown = ", ".join(f"{n} {s}" for s, n in by_severity)
-            tip = f"{_op_label(row)}-{_since_label(row)} {c}: {breakdown}"
-            cells.append(
-                f'<td class="s-{esc(cell["worst"])}" title="{esc(tip)}">{cell["passed"]}/{cell["total"]}</td>'
-            )
-        out.append("".join(cells) + "</tr>")
-    out.append("</tbody></table></div>")
+    for family in matrix["families"]:
+        out += _html_family(family, [r for r in matrix["rows"] if r["family"] == family["family"]])
 
     failures = matrix["failures"]
     out.append(f"<h2>Failing cases ({len(failures)})</h2>")
@@ -353,6 +479,45 @@ def render_html(matrix: dict) -> str:
         out.append("<p>None.</p>")
     out.append("</body></html>")
     return "\n".join(out) + "\n"
+
+
+def _html_family(family: dict, rows: list[dict]) -> list[str]:
+    """One collapsible section: open when the family has a cell not all passing, its own columns only."""
+    esc = html.escape
+    is_open = " open" if family["cells_passing"] < family["cells"] else ""
+    badges = " ".join(f'<span class="badge s-{esc(s)}">{esc(s)} {n}</span>' for s, n in family["summary"].items())
+    out = [
+        f'<details class="family"{is_open}><summary><b>{esc(family["family"])}</b> '
+        f'<span class="fam">{_count(family["operators"], "operator")}, {_count(family["versions"], "version")} · '
+        f'cases passed {family["passed"]}/{family["cases"]} · '
+        f'cells all passing {family["cells_passing"]}/{family["cells"]}</span> {badges}</summary>',
+        '<div class="scroll"><table class="matrix"><thead><tr><th class="op">operator</th><th class="since">since</th>'
+        + "".join(f'<th class="dt"><span>{esc(c)}</span></th>' for c in family["columns"])
+        + "</tr></thead><tbody>",
+    ]
+    for row in rows:
+        cells = [f'<tr><th class="op" scope="row">{esc(_op_label(row))}</th>'
+                 f'<td class="since">{esc(_since_label(row))}</td>']
+        for c in family["columns"]:
+            cell = row["cells"].get(c)
+            if not cell:
+                cells.append("<td></td>")  # the stylesheet greys an empty cell
+            elif list(cell["counts"]) == ["pass"]:
+                # Nothing to break down; leaving the title out keeps the whole corpus's page small.
+                cells.append(f'<td class="s-pass">{cell["passed"]}/{cell["total"]}</td>')
+            else:
+                by_severity = sorted(cell["counts"].items(), key=lambda kv: _rank(kv[0]))
+                tip = f"{_version_label(row)} {c}: " + ", ".join(f"{n} {s}" for s, n in by_severity)
+                cells.append(
+                    f'<td class="s-{esc(cell["worst"])}" title="{esc(tip)}">{cell["passed"]}/{cell["total"]}</td>'
+                )
+        out.append("".join(cells) + "</tr>")
+    out.append("</tbody></table></div></details>")
+    return out
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _css() -> str:
@@ -374,7 +539,10 @@ def _css() -> str:
         ".matrix th.dt span{writing-mode:vertical-rl;transform:rotate(180deg);font-weight:normal}"
         ".matrix th.op{position:sticky;left:0;background:#f5f5f5;text-align:left;z-index:1}"
         ".matrix thead th.op{z-index:3}"
-        ".matrix td.since{color:#555;background:#fafafa}.matrix td.empty{background:#fafafa}"
+        ".matrix td.since{color:#555;background:#fafafa}.matrix td:empty{background:#fafafa}"
+        "details.family{margin:.4em 0;border:1px solid #ddd;border-radius:4px;padding:.2em .5em}"
+        "details.family>summary{cursor:pointer;padding:.2em 0}details.family .fam{color:#555;margin:0 .6em}"
+        "details.family[open]>summary{margin-bottom:.3em}"
         ".failures td,.failures th{border:1px solid #ddd;padding:.2em .5em;text-align:left;vertical-align:top}"
         ".failures td.case{font-family:ui-monospace,monospace;white-space:nowrap}"
         + colours
