@@ -79,3 +79,15 @@ def test_mpmath_values_keep_their_sign_and_far_ones_round_to_inf_or_zero():
         assert float(round_to(-mpmath.exp(mpmath.mpf(10) ** 6), "float16")) == -np.inf
         tiny = round_to(-mpmath.exp(-mpmath.mpf(10) ** 6), "float")
         assert float(tiny) == 0.0 and np.signbit(tiny)
+
+
+def test_mpmath_reads_fractions_exactly_in_every_supported_release():
+    """The oracles pass exact Fractions to mpmath; below mpmath 1.4 (what the torch extra's sympy
+    installs) generators/__init__.py teaches it to, with the same single rounding 1.4 does."""
+    import onnx_conformance.generators  # noqa: F401  (installs the conversion where needed)
+
+    with mpmath.workprec(200):
+        third = Fraction(1, 3)
+        assert mpmath.mpf(third) == mpmath.mpf(1) / 3
+        assert mpmath.mpf(2) + third == mpmath.mpf(7) / 3
+        assert mpmath.mpf(Fraction(-(2**300) - 1, 2**301)) == mpmath.mpf(-0.5)
