@@ -97,6 +97,35 @@ def markdown(labels: list[str], rows: list[dict]) -> str:
     return "\n".join(out) + "\n"
 
 
+def summary_markdown(labels: list[str], rows: list[dict]) -> str:
+    """The same cases folded to one line per (operator, version, dtype): how many differ, each backend's
+    statuses over them, and one case to start from. What the committed scoreboard keeps; every case
+    with its details is in `compare-reports` without --summary and in reports/index.html."""
+    answered = [r for r in rows if answered_differently(r)]
+    declined = len(rows) - len(answered)
+    out = [f"# Where backends disagree: {', '.join(labels)}", "",
+           "Written by `compare-reports --summary`. A case counts when two or more backends ran it and their",
+           "statuses differ, or all failed with different numbers. One line per operator, version and dtype:",
+           "each backend's statuses over those cases, and one case to start from (`run-conformance --backend",
+           "NAME -k CASE`). Every case with each backend's detail: the Disagreements view of",
+           "[index.html](index.html), or `compare-reports reports/<backend> ...` without `--summary`.", "",
+           f"Cases that differ: {len(rows)}. Answered differently: {len(answered)}. "
+           f"Declined by some backends and answered by others: {declined} (not listed).", "",
+           "| operator | since | dtype | cases | " + " | ".join(labels) + " | for example |",
+           "|---|---:|---|---:|" + "---|" * len(labels) + "---|"]
+    for (op, since, dtype), members in _grouped(answered):
+        cells = []
+        for label in labels:
+            tally: dict[str, int] = {}
+            for r in members:
+                status = r["results"].get(label, {}).get("status")
+                if status:
+                    tally[status] = tally.get(status, 0) + 1
+            cells.append(", ".join(f"{s} {n}" for s, n in sorted(tally.items(), key=lambda kv: (-kv[1], kv[0]))))
+        out.append(f"| {op} | {since} | {dtype} | {len(members)} | " + " | ".join(cells) + f" | `{members[0]['case']}` |")
+    return "\n".join(out) + "\n"
+
+
 def _grouped(rows: list[dict]) -> list[tuple[tuple, list[dict]]]:
     groups: dict[tuple, list[dict]] = {}
     for r in rows:
@@ -113,6 +142,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("report_dirs", nargs="+", type=Path, help="run-conformance report directories")
     p.add_argument("--out", type=Path, help="write Markdown here (default: stdout)")
     p.add_argument("--json", action="store_true", help="JSON instead of Markdown")
+    p.add_argument("--summary", action="store_true",
+                   help="one line per operator, version and dtype instead of every case (what reports/ keeps)")
     a = p.parse_args(argv)
     if len(a.report_dirs) < 2:
         print("compare-reports: give two or more report directories", file=sys.stderr)
@@ -124,7 +155,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     rows = disagreements(reports)
     labels = [label for label, _ in reports]
-    text = json.dumps(rows, indent=1, sort_keys=True) + "\n" if a.json else markdown(labels, rows)
+    if a.json:
+        text = json.dumps(rows, indent=1, sort_keys=True) + "\n"
+    else:
+        text = (summary_markdown if a.summary else markdown)(labels, rows)
     if a.out:
         a.out.write_text(text, encoding="utf-8")
         print(f"compare-reports: {len(rows)} cases differ; wrote {a.out}")

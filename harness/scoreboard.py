@@ -1,9 +1,10 @@
 """update-scoreboard: run every backend over the corpus, then write the committed scoreboard.
 
 Per backend, reports/<backend>/: results.jsonl.gz (every case's record, sorted, gzip without a
-timestamp), run.json, expectations.txt (its baseline) and the matrices; results.jsonl and junit.xml
-are written by the run too but not committed (results.jsonl.gz holds the same records).
-Across backends: reports/README.md (the table), reports/DISAGREEMENTS.md and reports/index.html.
+timestamp), run.json, expectations.txt (its baseline) and matrix.md are committed; results.jsonl,
+junit.xml, matrix.json and matrix.html are written there too but not committed (--no-run rewrites
+the matrices from results.jsonl.gz). Across backends: reports/README.md (the table),
+reports/DISAGREEMENTS.md (one line per operator, version and dtype) and reports/index.html.
 """
 
 from __future__ import annotations
@@ -100,7 +101,7 @@ def write_scoreboard(names: list[str]) -> None:
     if len(present) >= 2:
         reports = [compare_reports.load(REPORTS / n) for n in present]
         rows = compare_reports.disagreements(reports)
-        text = compare_reports.markdown([label for label, _ in reports], rows)
+        text = compare_reports.summary_markdown([label for label, _ in reports], rows)
         (REPORTS / "DISAGREEMENTS.md").write_text(text, encoding="utf-8")
     if present:
         write_index(REPORTS, present)
@@ -110,10 +111,10 @@ def scoreboard_markdown(names: list[str], runs: dict, results: dict) -> str:
     out = ["# Scoreboard", "",
            "Every backend over the project's corpus (`cases/`). Regenerate all of it with `update-scoreboard`",
            "(README: Scoreboard). Open [index.html](index.html) (one offline file) to browse every backend side by",
-           "side down to each case. Per backend: `reports/<backend>/matrix.md` and `matrix.html` (operator x",
-           "version x type, by family), `results.jsonl.gz` (one line per case), `expectations.txt` (its baseline).",
-           "Where they differ: [DISAGREEMENTS.md](DISAGREEMENTS.md); the findings worth a bug report:",
-           "[FINDINGS.md](FINDINGS.md).", ""]
+           "side down to each case. Per backend, `reports/<backend>/`: `results.jsonl.gz` (every case's record),",
+           "`expectations.txt` (its baseline), `run.json` and `matrix.md`; `update-scoreboard --no-run` writes",
+           "`matrix.html` and `matrix.json` there from those. Where backends differ: [DISAGREEMENTS.md](DISAGREEMENTS.md);",
+           "the findings worth a bug report: [FINDINGS.md](FINDINGS.md).", ""]
     out += ["| backend | version | corpus | cases | complete | " + " | ".join(SEVERITY) + " |",
             "|---|---|---|---:|---|" + "---:|" * len(SEVERITY)]
     for n in names:
