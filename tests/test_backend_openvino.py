@@ -206,3 +206,19 @@ def test_strings_go_in_as_utf8_text_and_come_back_in_shape(adapter, tmp_path):
     x = np.array([[b"a", "é".encode()], ["日本", ""]], dtype=object)
     tensor = _to_tensor(x, compiled.inputs[0], 0)
     assert _from_tensor(tensor).tolist() == [["a", "é"], ["日本", ""]]
+
+
+def test_float_models_compute_in_float_on_every_cpu(adapter, tmp_path):
+    """A float32 MatMul whose exact products need float's 24 bits: bfloat16 inference (the CPU
+    plugin's own default where the CPU has bf16 arithmetic) would lose them; the adapter asks for
+    f32 unless told `inference_precision=default`."""
+    path = _model(tmp_path, "MatMul", [("a", TensorProto.FLOAT, [1, 2]), ("b", TensorProto.FLOAT, [2, 1])],
+                  (TensorProto.FLOAT, [1, 1]))
+    compiled, _ = adapter.prepare(path)
+    assert compiled.get_property("INFERENCE_PRECISION_HINT") == ov.Type.f32
+    a = np.array([[1.0 + 2.0**-20, 3.0]], np.float32)
+    b = np.array([[1.0], [2.0**-20]], np.float32)
+    (y,) = adapter.run(adapter.prepare(path), [a, b])
+    assert y[0, 0] == np.float32(1.0 + 2.0**-20 + 3.0 * 2.0**-20)
+    plugin = registry.load("openvino", {"inference_precision": "default"})
+    assert "INFERENCE_PRECISION_HINT" not in plugin.config

@@ -58,6 +58,8 @@ class OpenVinoAdapter(Adapter):
     option_help = {
         "device": "OpenVINO device to compile for (default CPU)",
         "inference_num_threads": "threads per compiled model (default 1: the runner already runs cases in parallel)",
+        "inference_precision": "INFERENCE_PRECISION_HINT (default f32: the model's own float precision on every CPU; "
+                               "'default' leaves the plugin's choice, bf16 on CPUs with avx512_bf16 or AMX)",
     }
 
     def __init__(self, options: dict[str, str] | None = None):
@@ -70,6 +72,12 @@ class OpenVinoAdapter(Adapter):
             self.threads = int(self.options.get("inference_num_threads", "1"))
         except ValueError:
             raise ValueError(f"inference_num_threads must be an integer, got {self.options['inference_num_threads']!r}") from None
+        # On a CPU with bfloat16 arithmetic the CPU plugin runs float32 models in bfloat16 unless told
+        # otherwise, so the same model's verdict would depend on the machine. The spec's float is float.
+        self.precision = self.options.get("inference_precision", "f32")
+        self.config = {"INFERENCE_NUM_THREADS": str(self.threads)}
+        if self.precision != "default":
+            self.config["INFERENCE_PRECISION_HINT"] = self.precision
 
     @property
     def version(self) -> str:
@@ -87,7 +95,7 @@ class OpenVinoAdapter(Adapter):
     def prepare(self, model_path: str) -> Any:
         # From the path, so external data next to the model is found.
         model = self.core.read_model(model_path)
-        compiled = self.core.compile_model(model, self.device, {"INFERENCE_NUM_THREADS": str(self.threads)})
+        compiled = self.core.compile_model(model, self.device, self.config)
         graph = onnx.load(model_path, load_external_data=False).graph
         initialized = {init.name for init in graph.initializer}
         names = [i.name for i in graph.input if i.name not in initialized]
