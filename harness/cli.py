@@ -94,6 +94,9 @@ def pytest_args(args: argparse.Namespace, cases: Path, report_dir: Path,
         "-p", "onnx_conformance.harness.plugin",
         # Hypothesis' plugin costs most of a second to import and cases never use it.
         "-p", "no:hypothesispytest",
+        # pytest's warnings capture re-installs the warning filters around every item; a case's
+        # warnings arise in its executor, never here. Python's own handling of the rest remains.
+        "-p", "no:warnings",
         # Nothing to capture: backends run in executor processes whose output the executor keeps
         # (a crash's last words); capturing this process costs a dozen syscalls per case.
         "--capture=no",

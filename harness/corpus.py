@@ -259,23 +259,29 @@ def element_name(type_proto) -> str | None:
     return element_name(inner(type_proto)) if inner else None
 
 
-def data_sets(case_dir: str, types: tuple[list, list] | None = None) -> list[DataSet]:
+def data_sets(case_dir: str, types: tuple[list, list] | None = None,
+              parsed: dict | None = None) -> list[DataSet]:
     """Each test_data_set_N in numeric order; input_K / output_K in K order (graph-input order).
 
     `types` (from value_types) says which files hold sequences, optionals or maps; without it,
-    every file is a TensorProto."""
+    every file is a TensorProto. `parsed` ({"test_data_set_0/input_0.pb": TensorProto}, as
+    safety.check_case keeps them) holds tensors already read and checked: used, not read again."""
     in_types, out_types = types or ([], [])
+    parsed = parsed or {}
 
-    def typed(declared: list, k: int):
-        return declared[k] if k < len(declared) else None
+    def value(set_name: str, file_name: str, declared: list, k: int):
+        type_proto = declared[k] if k < len(declared) else None
+        tensor = parsed.get(f"{set_name}/{file_name}")
+        if tensor is not None and (type_proto is None or type_proto.WhichOneof("value") in (None, "tensor_type")):
+            from onnx import numpy_helper
+
+            return numpy_helper.to_array(tensor), name_of(tensor.data_type)
+        return read_value(os.path.join(case_dir, set_name, file_name), type_proto)
 
     sets = []
     for set_name in _numbered(os.listdir(case_dir), "test_data_set_"):
-        set_dir = os.path.join(case_dir, set_name)
-        files = os.listdir(set_dir)
-        inputs = [read_value(os.path.join(set_dir, n), typed(in_types, k))[0]
-                  for k, n in enumerate(_numbered(files, "input_"))]
-        outs = [read_value(os.path.join(set_dir, n), typed(out_types, k))
-                for k, n in enumerate(_numbered(files, "output_"))]
+        files = os.listdir(os.path.join(case_dir, set_name))
+        inputs = [value(set_name, n, in_types, k)[0] for k, n in enumerate(_numbered(files, "input_"))]
+        outs = [value(set_name, n, out_types, k) for k, n in enumerate(_numbered(files, "output_"))]
         sets.append(DataSet(set_name, inputs, [a for a, _ in outs], [t for _, t in outs]))
     return sets

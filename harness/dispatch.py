@@ -1,74 +1,110 @@
 """N executor processes working through the cases ahead of pytest, in the order pytest runs them.
 
-pytest runs one item at a time; each item only collects its case's result. Meanwhile N threads,
-each owning one Executor (one isolated child process), take the cases in run order, so N
-cases are in flight while pytest reports the last one. One pytest process, no xdist: a case costs
-its executor's work plus about a millisecond of pytest, instead of a report crossing between
-processes per case (measured in the README, `python bench/bench_run.py`).
+pytest runs one item at a time; each item only collects its case's result. The executors are fed
+in batches (Executor.submit) and kept DEPTH cases ahead, so a child never waits for the pytest
+process between cases and the pytest process never waits for a thread: everything here runs in
+pytest's own thread, which reads whatever results have come in each time an item asks for one, and
+blocks only when the one it needs is not there yet. One pytest process, no xdist: a case costs its
+executor's work plus pytest's reporting of it, instead of a report crossing between processes per
+case (measured in the README, `python bench/bench_run.py`).
 """
 
 from __future__ import annotations
 
-import signal
-import threading
-from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
+import collections
+import time
+from multiprocessing.connection import wait
 from typing import Callable
 
 from onnx_conformance.harness.corpus import Case
 from onnx_conformance.harness.executor import Executor
+from onnx_conformance.harness.rerun import with_reruns
+
+# Cases sent to an executor in one message, and how many it holds before it is sent more: enough
+# that it never runs dry while pytest reports, few enough that -x or Ctrl-C wastes little.
+BATCH = 8
+DEPTH = 24
 
 
 class Dispatch:
     def __init__(self, cases: list[Case], workers: int, make_executor: Callable[[], Executor],
-                 run: Callable[[Executor, Case], dict], spare: Executor | None = None):
-        self._make = make_executor
-        self._spare = [spare] if spare is not None else []  # already started: the first thread takes it
-        self._run = run
-        self._local = threading.local()
-        self._executors: list[Executor] = []
-        self._lock = threading.Lock()
-        self._stopping = False
-        self._pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="conformance",
-                                        initializer=_signals_to_the_main_thread)
-        # Submitted in run order; the pool's queue is FIFO, so the cases start in that order.
-        self._futures: dict[str, Future] = {c.name: self._pool.submit(self._one, c) for c in cases}
-
-    def _one(self, case: Case) -> dict:
-        if self._stopping:
-            raise CancelledError()
-        executor = getattr(self._local, "executor", None)
-        if executor is None:
-            with self._lock:
-                executor = self._spare.pop() if self._spare else None
-            executor = self._local.executor = executor or self._make()
-            with self._lock:
-                self._executors.append(executor)
-        return self._run(executor, case)
+                 spare: Executor | None = None, reruns: int = 0,
+                 idle: Callable[[], None] | None = None):
+        """`make_executor` builds an executor not yet started; `spare` is one already started;
+        `reruns` is --rerun-failures; `idle` runs each time before the run waits for a result
+        (results.jsonl writes its batch then)."""
+        self._plan = collections.deque(cases)  # not yet handed to an executor, in run order
+        self._planned = {c.name for c in cases}
+        self._ready: dict[str, tuple[dict, Executor]] = {}  # answered, not yet asked for
+        self._reruns = reruns
+        self._idle = idle
+        self.executors: list[Executor] = [spare] if spare is not None else []
+        while len(self.executors) < max(1, min(workers, len(cases))):
+            executor = make_executor()
+            executor.launch()  # they load side by side, while the first cases already run
+            self.executors.append(executor)
+        self._feed()
 
     def result(self, case: Case) -> dict | None:
-        """The case's result, waiting for it; None if the case was never handed to the pool."""
-        future = self._futures.pop(case.name, None)
-        return None if future is None else future.result()
+        """The case's result, waiting for it; None if the case was never planned here."""
+        if case.name not in self._planned:
+            return None
+        self._planned.discard(case.name)
+        while case.name not in self._ready:
+            self._pump(block=True)
+        first, executor = self._ready.pop(case.name)
+        self._pump(block=False)  # keep every executor fed before pytest reports this one
+        if self._reruns <= 0:
+            return first
+        return with_reruns(lambda c: self._again(executor, c), case, first, self._reruns)
+
+    def _again(self, executor: Executor, case: Case) -> dict:
+        """A rerun, in the executor that ran the case first (a flaky runtime is flaky in-process),
+        after the cases already queued on it."""
+        name = case.name
+        executor.submit([case])
+        self._planned.add(name)
+        try:
+            while name not in self._ready:
+                self._pump(block=True)
+        finally:
+            self._planned.discard(name)
+        return self._ready.pop(name)[0]
+
+    def _feed(self) -> None:
+        """Top every executor up to DEPTH cases, a batch at a time, round robin in run order."""
+        while self._plan:
+            hungry = [e for e in self.executors if len(e.pending) <= DEPTH - BATCH]
+            if not hungry:
+                return
+            for executor in hungry:
+                if not self._plan:
+                    return
+                batch = [self._plan.popleft() for _ in range(min(BATCH, len(self._plan)))]
+                executor.submit(batch)
+
+    def _pump(self, block: bool) -> None:
+        """Take in every result that has come; with `block`, first wait for at least one (or for
+        the nearest deadline, when a case has hung or an executor has not started)."""
+        if block:
+            if self._idle is not None:
+                self._idle()
+            deadlines = [d for d in (e.deadline() for e in self.executors) if d is not None]
+            watched = [e.connection for e in self.executors if e.pending and e.connection is not None]
+            if watched or deadlines:
+                timeout = max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
+                wait(watched, timeout)
+        for executor in self.executors:
+            for message, result in executor.collect():
+                self._ready[message["name"]] = (result, executor)
+        self._feed()
 
     def close(self) -> None:
-        """Stop: cases not started are dropped; if the run was cut short, the cases in flight end
-        with their executors, killed; then every executor is closed."""
-        self._stopping = True
-        unfinished = any(not f.done() for f in self._futures.values())
-        for future in self._futures.values():
-            future.cancel()
-        with self._lock:
-            executors = list(self._executors)
-        if unfinished:
-            for executor in executors:
+        """Stop: cases not started are dropped; cases in flight end with their executors, killed;
+        then every executor is closed."""
+        self._plan.clear()
+        for executor in self.executors:
+            if executor.pending:
                 executor.terminate()
-        self._pool.shutdown(wait=True, cancel_futures=True)
-        for executor in executors:  # no thread uses them now
+        for executor in self.executors:
             executor.close()
-
-
-def _signals_to_the_main_thread() -> None:
-    """Ctrl-C and SIGTERM must reach pytest's thread, and wait while it holds them blocked to write
-    a record whole (results.py): a thread that does not block them would take them instead."""
-    if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})

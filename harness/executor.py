@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import multiprocessing
 import os
 import signal
@@ -13,7 +14,7 @@ from typing import Any
 from onnx_conformance.harness import safety
 from onnx_conformance.harness.compare import compare_outputs
 from onnx_conformance.harness.corpus import EXPECT_ERROR, data_sets, value_types
-from onnx_conformance.harness.results import new_result
+from onnx_conformance.harness.results import new_result, plain
 
 # What the child is doing, kept in shared memory so a crash can still say where it happened.
 IDLE, LOAD, RUN, COMPARE = 0, 1, 2, 3
@@ -25,6 +26,15 @@ TAIL_BYTES = 8192  # of the backend's stdout/stderr, kept for a crash report
 _OUT_OF_MEMORY = ("MemoryError", "bad_alloc", "Cannot allocate memory", "out of memory")
 LIMITS = safety.Limits()  # the executor's own, set by _serve from --memory-limit
 EXITING = "_executor_exits"  # in a result: the child ends after sending it
+# Written by the child to its stderr before each case: the parent keeps only what follows the last
+# one, so a crash report quotes the crashing case's words, not an earlier case's.
+CASE_MARK = b"\x1e\x1fconformance: next case\x1f\x1e"
+
+
+def _message(case) -> dict:
+    """What travels to the child for a case: a corpus.Case's fields (a shallow copy: pickling
+    copies the rest, where Case.as_message's asdict deep-copies every case twice), or a dict."""
+    return dict(vars(case)) if hasattr(case, "as_message") else dict(case)
 
 
 class BackendUnavailable(Exception):
@@ -79,7 +89,8 @@ def run_case(adapter: Any, case: dict, stage=None) -> dict:
 
     mark(LOAD)
     try:  # before any backend or loader sees a byte of it (issue 6)
-        model = safety.check_case(case["path"], case.get("kind"), LIMITS)
+        parsed: dict = {}  # the test data as checked, so it is not read twice
+        model = safety.check_case(case["path"], case.get("kind"), LIMITS, parsed)
     except safety.UnsafeCase as e:
         return finish("error", "load", one_line(str(e)))
     capabilities = getattr(adapter, "capabilities", None)
@@ -91,7 +102,7 @@ def run_case(adapter: Any, case: dict, stage=None) -> dict:
 
     try:
         # The graph's declared types say which files hold sequences, optionals or maps.
-        sets = data_sets(case["path"], value_types(model))
+        sets = data_sets(case["path"], value_types(model), parsed)
     except MemoryError:
         raise
     except Exception as e:
@@ -218,30 +229,43 @@ def _serve(conn, backend: str, options: dict, stage, log, memory_limit: int | No
     conn.send(("ready", info))
     while True:
         try:
-            case = conn.recv()
+            message = conn.recv()
         except (EOFError, OSError):  # the parent went away: nothing left to answer
             return
-        if case is None:
+        if message is None:
             return
-        out_of_memory = False
-        try:
-            result = run_case(adapter, case, stage)
-        except MemoryError:
-            out_of_memory = True  # built below, once the frames holding the memory are gone
-        except Exception as e:  # a harness bug still answers, so the run goes on
-            result = new_result(case, status="error", stage=STAGE_NAMES.get(stage.value),
-                                detail=f"harness: {describe(e)}")
-        if out_of_memory:
-            where = STAGE_NAMES.get(stage.value)
-            result = new_result(case, status="crash", stage=where,
-                                detail=memory_detail(memory_limit, where, "MemoryError"))
-            result[EXITING] = True  # so the parent waits for this process, not sends it more
-        try:
-            conn.send(result)
-        except OSError:
-            return
-        if out_of_memory:
-            return  # a process that ran out is not trusted with the next case: start afresh
+        # One case, or a batch of them answered one result each, in order (Executor.submit).
+        for case in (message if isinstance(message, list) else [message]):
+            if not _answer(conn, adapter, case, stage, memory_limit):
+                return
+
+
+def _answer(conn, adapter, case: dict, stage, memory_limit: int | None) -> bool:
+    """Run one case and send its result; False when this process must end (out of memory, or
+    the parent is gone)."""
+    try:  # the parent keeps only what the backend writes after this mark (its last words)
+        os.write(2, CASE_MARK)
+    except OSError:
+        pass
+    out_of_memory = False
+    try:
+        result = run_case(adapter, case, stage)
+    except MemoryError:
+        out_of_memory = True  # built below, once the frames holding the memory are gone
+    except Exception as e:  # a harness bug still answers, so the run goes on
+        result = new_result(case, status="error", stage=STAGE_NAMES.get(stage.value),
+                            detail=f"harness: {describe(e)}")
+    if out_of_memory:
+        where = STAGE_NAMES.get(stage.value)
+        result = new_result(case, status="crash", stage=where,
+                            detail=memory_detail(memory_limit, where, "MemoryError"))
+        result[EXITING] = True  # so the parent waits for this process, not sends it more
+    try:  # JSON-ready here, where the case ran, not in the one process that reports them all
+        conn.send({k: plain(v) for k, v in result.items()})
+    except OSError:
+        return False
+    # A process that ran out is not trusted with the next case: start afresh.
+    return not out_of_memory
 
 
 def memory_detail(limit: int | None, where: str | None, what: str) -> str:
@@ -279,7 +303,14 @@ def _die_with(parent: int | None) -> None:
 
 
 class Executor:
-    """One child process holding one adapter; restarted after a crash or a timeout."""
+    """One child process holding one adapter; restarted after a crash or a timeout.
+
+    Cases go to the child in batches (`submit`) and come back one result each, in order
+    (`collect`), so the child never waits on the parent between cases. Each case keeps its own
+    timeout (counted from when the case before it answered), crash and memory-limit verdicts: a
+    case that kills or hangs the child is that case's result, and the cases queued behind it are
+    sent again to a fresh child. `run` is one case, waited for.
+    """
 
     def __init__(self, backend: str, options: dict[str, str] | None = None,
                  timeout: float = 60.0, start_timeout: float | None = None,
@@ -295,9 +326,20 @@ class Executor:
         self._stage = None
         self._tail: _Tail | None = None
         self._stopped = False
+        self._launched = 0.0  # when the child was started; until it is ready, its deadline counts from here
+        self.pending: collections.deque = collections.deque()  # sent, not yet answered, in order
+        self._since = 0.0  # when the first pending case began (as near as the parent can tell)
+        self._done: list[tuple[dict, dict]] = []  # answered without the child (it could not start)
+
+    # -- starting ------------------------------------------------------------------------------
 
     def start(self) -> dict:
         """Start the child and wait for the adapter; BackendUnavailable says why it failed."""
+        self.launch()
+        return self._handshake()
+
+    def launch(self) -> None:
+        """Start the child without waiting for it; cases submitted meanwhile wait in its pipe."""
         if self._stopped:
             raise BackendUnavailable("the run was stopped")
         # spawn, not fork: a forked copy of a process that has started onnxruntime's (or any
@@ -314,11 +356,13 @@ class Executor:
         log_write.close()
         self._tail = _Tail(log_read)
         self._proc, self._conn = proc, parent
-        return self._handshake()
+        self.info = None
+        self._launched = time.monotonic()
 
     def _handshake(self) -> dict:
         proc, parent = self._proc, self._conn
-        if not parent.poll(self.start_timeout):
+        left = self.start_timeout - (time.monotonic() - self._launched)
+        if not parent.poll(max(0.0, left)):
             self._kill()
             raise BackendUnavailable(
                 f"backend {self.backend!r} did not start within {self.start_timeout:g} s")
@@ -336,60 +380,153 @@ class Executor:
             self._drop()
             raise BackendUnavailable(payload)
         self.info = payload
+        self._since = time.monotonic()  # the cases waiting in the pipe start now
         return payload
 
-    def run(self, case) -> dict:
-        """The result of one case (a corpus.Case); crash and timeout are results, not raises."""
-        message = case.as_message() if hasattr(case, "as_message") else dict(case)
+    # -- cases ---------------------------------------------------------------------------------
+
+    def submit(self, cases: list) -> None:
+        """Queue cases (corpus.Case or message dicts) on the child, starting it if need be; their
+        results come from `collect`."""
+        messages = [_message(c) for c in cases]
+        if not messages:
+            return
         if self._proc is None or not self._proc.is_alive():
             self._drop()
             try:
-                self.start()
+                self.launch()
             except BackendUnavailable as e:
-                return new_result(message, status="error", stage="load",
-                                  detail=f"executor could not start: {e}")
-        self._tail.clear()
-        started = time.perf_counter()
+                self._unstartable(messages, e)
+                return
+        if not self.pending:
+            self._since = time.monotonic()
         try:
-            self._conn.send(message)
-            answered = self._conn.poll(self.timeout)
-            if answered:
+            self._conn.send(messages)
+        except OSError:
+            pass  # the child is gone: collect() sees the broken pipe and says so
+        self.pending.extend(messages)
+
+    @property
+    def connection(self):
+        """What multiprocessing.connection.wait watches for this executor's next answer (None
+        while no child runs)."""
+        return self._conn
+
+    def deadline(self) -> float | None:
+        """time.monotonic() by which the child must answer (or be ready); None when idle."""
+        if self._done:
+            return 0.0
+        if not self.pending or self._conn is None:
+            return None
+        if self.info is None:
+            return self._launched + self.start_timeout
+        return self._since + self.timeout
+
+    def collect(self) -> list[tuple[dict, dict]]:
+        """(message, result) for each case answered so far, without waiting: results the child
+        sent, a crash or a timeout of the case it was running (the cases queued behind it go to a
+        fresh child), or errors when the child cannot start."""
+        out, self._done = self._done, []
+        while self.pending and self._conn is not None:
+            if self.info is None:  # not ready yet: its first message is the handshake
+                if not self._conn.poll(0) and time.monotonic() < self._launched + self.start_timeout:
+                    break
+                try:
+                    self._handshake()
+                except BackendUnavailable as e:
+                    messages = list(self.pending)
+                    self.pending.clear()
+                    self._unstartable(messages, e)
+                    out += self._done
+                    self._done = []
+                    break
+                continue
+            try:
+                if not self._conn.poll(0):
+                    if time.monotonic() - self._since > self.timeout:
+                        out.append(self._lost(answered=False))
+                    break
                 result = self._conn.recv()
-                result["seconds"] = time.perf_counter() - started
-                if result.pop(EXITING, False):
-                    self._kill()
-                return result
-        except (EOFError, OSError):
-            answered = True  # the pipe broke: the child is gone
-        seconds = time.perf_counter() - started
+            except (EOFError, OSError):  # the pipe broke: the child is gone
+                out.append(self._lost(answered=True))
+                break
+            message = self.pending.popleft()
+            self._since = time.monotonic()
+            if result.pop(EXITING, False):
+                out.append((message, result))
+                out += self._restart(list(self.pending), wait=True)
+                break
+            out.append((message, result))
+        return out
+
+    def run(self, case) -> dict:
+        """The result of one case (a corpus.Case); crash and timeout are results, not raises."""
+        self.submit([case])
+        while True:
+            got = self.collect()
+            if got:
+                return got[0][1]
+            deadline = self.deadline()
+            wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+            if self._conn is not None:
+                self._conn.poll(wait)
+
+    def _lost(self, answered: bool) -> tuple[dict, dict]:
+        """The first pending case's verdict when the child died (answered: the pipe broke) or
+        did not answer in time; the other pending cases are sent to a fresh child."""
+        message = self.pending.popleft()
+        rest = list(self.pending)
+        self.pending.clear()
+        seconds = time.monotonic() - self._since
         where = STAGE_NAMES.get(self._stage.value)
         if not answered:
             self._kill()
-            return new_result(message, status="timeout", stage=where, seconds=seconds,
-                              detail=f"no answer within {self.timeout:g} s" +
-                                     (f", during {where}" if where else ""))
-        self._proc.join(5)
-        why = describe_exit(self._proc.exitcode)
-        tail = self._log_tail("; backend said: ")
-        self._drop()
-        if any(word in tail for word in _OUT_OF_MEMORY):
-            detail = memory_detail(self.memory_limit, where, f"executor {why}") + tail
+            result = new_result(message, status="timeout", stage=where, seconds=seconds,
+                                detail=f"no answer within {self.timeout:g} s" +
+                                       (f", during {where}" if where else ""))
         else:
-            detail = f"executor {why}" + (f" during {where}" if where else "") + tail
-        return new_result(message, status="crash", stage=where, seconds=seconds, detail=detail)
+            self._proc.join(5)
+            why = describe_exit(self._proc.exitcode)
+            tail = self._log_tail("; backend said: ")
+            self._drop()
+            if any(word in tail for word in _OUT_OF_MEMORY):
+                detail = memory_detail(self.memory_limit, where, f"executor {why}") + tail
+            else:
+                detail = f"executor {why}" + (f" during {where}" if where else "") + tail
+            result = new_result(message, status="crash", stage=where, seconds=seconds, detail=detail)
+        self._done += self._restart(rest, wait=False)
+        return message, result
+
+    def _restart(self, messages: list[dict], wait: bool) -> list[tuple[dict, dict]]:
+        """A fresh child for `messages` (the old one is ended, waited for if `wait`)."""
+        self.pending.clear()
+        if wait:
+            self._kill()
+        if not messages:
+            return []
+        self.submit(messages)
+        done, self._done = self._done, []
+        return done
+
+    def _unstartable(self, messages: list[dict], e: BackendUnavailable) -> None:
+        self._done += [(m, new_result(m, status="error", stage="load",
+                                      detail=f"executor could not start: {e}")) for m in messages]
+
+    # -- stopping ------------------------------------------------------------------------------
 
     def close(self) -> None:
-        if self._proc is not None and self._proc.is_alive():
+        # A child still loading, or one mid-case, is killed: there is nothing to wait for.
+        if self._proc is not None and self._proc.is_alive() and not self.pending and self.info is not None:
             try:
                 self._conn.send(None)
             except OSError:
                 pass
             self._proc.join(2)
         self._kill()
+        self.pending.clear()
 
     def terminate(self) -> None:
-        """From another thread, when a run is cut short: kill the child now, mid-case if need be,
-        and start no other. The thread using this executor sees its child die and cleans up."""
+        """When a run is cut short: kill the child now, mid-case if need be, and start no other."""
         self._stopped = True
         proc = self._proc
         try:
@@ -421,6 +558,7 @@ class Executor:
         if self._proc is not None and not self._proc.is_alive():
             self._proc.close()
         self._proc = self._conn = None
+        self.info = None
 
 
 class _Tail:
@@ -443,16 +581,15 @@ class _Tail:
                     return
                 with self._lock:
                     self._data += chunk
+                    mark = self._data.rfind(CASE_MARK)
+                    if mark >= 0:  # what an earlier case said is not this one's last words
+                        del self._data[:mark + len(CASE_MARK)]
                     if len(self._data) > 2 * TAIL_BYTES:
                         del self._data[:-TAIL_BYTES]
         except OSError:
             return
         finally:
             self._conn.close()
-
-    def clear(self) -> None:
-        with self._lock:
-            self._data.clear()
 
     def text(self, wait: float = 1.0) -> str:
         """What is kept, after waiting (briefly) for a dead child's last bytes to arrive."""

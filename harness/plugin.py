@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import shlex
@@ -25,7 +26,7 @@ from onnx_conformance.harness.executor import BackendUnavailable, Executor, one_
 from onnx_conformance.harness.expectations import ExpectationsError
 from onnx_conformance.harness.reports import terminal_summary, write_matrices
 from onnx_conformance.harness.rerun import with_reruns
-from onnx_conformance.harness.results import (RESULTS, RUN, ResultsLog, counts, new_result, now, plain,
+from onnx_conformance.harness.results import (RESULTS, RUN, ResultsLog, counts, new_result, now,
                              platform_info, read_json, report_dir_for, write_json)
 
 PLUGIN_NAME = "conformance"
@@ -136,6 +137,8 @@ class Conformance:
         self.run_info: dict = {}
         self.done: set[str] = set()  # cases an earlier, interrupted run already recorded
         self.recorded: set[str] = set()
+        self.answered: dict[str, dict] = {}  # node id -> result, from runtest to its call report
+        self.item_hook = None  # the hook relay every case item uses (CaseItem.ihook)
         self.results: list[dict] = []
         self.verdict: baseline.Verdict | None = None
         self.warnings: list[str] = []
@@ -297,34 +300,41 @@ class Conformance:
         if self.is_worker or self.config.pluginmanager.hasplugin("dsession") \
                 or self.config.getoption("collectonly"):
             return  # under xdist each worker runs its items one by one, as they are sent
-        cases = [item.case for item in session.items if isinstance(item, CaseItem)]
+        cases = [item.case for item in session.items
+                 if isinstance(item, CaseItem) and self._listed_skip(item.case) is None]
+        # The items live until the run ends: the garbage collector need not walk them again on
+        # every collection of the objects each case leaves behind (tens of thousands of items).
+        gc.freeze()
         started, self.executor = self.executor, None  # the one that proved the backend loads
-        self.dispatch = Dispatch(cases, self.workers, self._new_executor, self._execute,
-                                 spare=started)
+        self.dispatch = Dispatch(cases, self.workers, self._new_executor, spare=started,
+                                 reruns=self.reruns, idle=self.log.flush if self.log else None)
 
     def execute(self, case: Case) -> dict:
         """The case's result: from the executors working ahead, else run here and now (under xdist)."""
+        skipped = self._listed_skip(case)
+        if skipped is not None:
+            return skipped
         result = self.dispatch.result(case) if self.dispatch is not None else None
         if result is None:
             if self.executor is None:
                 self.executor = self._new_executor()
-            result = self._execute(self.executor, case)
-        return result
-
-    def _new_executor(self) -> Executor:
-        return Executor(self.backend, self.options, self.timeout, memory_limit=self.memory_limit)
-
-    def _execute(self, executor: Executor, case: Case) -> dict:
-        entry = (self.expectations or {}).get(case.name)
-        if entry is not None and entry.status == "skip":
-            return new_result(case, status="skip", seconds=0.0,
-                              detail=entry.reason or "listed as skip in the expectations")
-        result = with_reruns(executor.run, case, executor.run(case), self.reruns)
+            executor = self.executor
+            result = with_reruns(executor.run, case, executor.run(case), self.reruns)
         if result.get("detail"):
             # A backend quoting the model's path names no checkout in a report. Only the case's
             # own path is shortened: a safety reason quoting a location outside it stays verbatim.
             result["detail"] = result["detail"].replace(case.path, shown(case.path))
-        return {k: plain(v) for k, v in result.items()}
+        return result
+
+    def _listed_skip(self, case: Case) -> dict | None:
+        entry = (self.expectations or {}).get(case.name)
+        if entry is not None and entry.status == "skip":
+            return new_result(case, status="skip", seconds=0.0,
+                              detail=entry.reason or "listed as skip in the expectations")
+        return None
+
+    def _new_executor(self) -> Executor:
+        return Executor(self.backend, self.options, self.timeout, memory_limit=self.memory_limit)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem) -> bool | None:
@@ -381,8 +391,12 @@ class Conformance:
         if self.log is None or report.nodeid in self.recorded:
             return
         name = report.nodeid.rsplit("::", 1)[-1]
-        carried = next((v for k, v in report.user_properties if k == PROPERTY), None)
-        if carried is not None and report.when == "call":
+        kept = self.answered.pop(report.nodeid, None) if report.when == "call" else None
+        carried = None if kept is not None else \
+            next((v for k, v in report.user_properties if k == PROPERTY), None)
+        if kept is not None:
+            result = kept
+        elif carried is not None and report.when == "call":
             result = new_result(self.cases.get(name, {"name": name}), **json.loads(carried))
         elif report.failed and report.when != "teardown":
             # No result came back: the item broke outside the executor (an xdist worker died,
@@ -403,6 +417,7 @@ class Conformance:
         if self.dispatch is not None:
             self.dispatch.close()
             self.dispatch = None
+            gc.unfreeze()
         if self.executor is not None:
             self.executor.close()
             self.executor = None
@@ -495,10 +510,13 @@ class OpGroup(pytest.Collector):
     cases: list[Case]
 
     def collect(self):
+        root = str(self.config.rootpath) + os.sep
         for case in self.cases:
             item = CaseItem.from_parent(self, name=case.name, nodeid=f"{self.name}::{case.name}",
                                         path=Path(case.path))
             item.case = case
+            if case.path.startswith(root):  # what pytest's Item.location computes, without its path work
+                item.__dict__["location"] = (case.path[len(root):], None, case.name)
             # `-k bfloat16` or `-k opset13` selects by fact even where the case name omits it.
             item.extra_keyword_matches.update(
                 str(v) for v in (case.dtype, case.opset and f"opset{case.opset}", case.kind) if v)
@@ -508,9 +526,21 @@ class OpGroup(pytest.Collector):
 class CaseItem(pytest.Item):
     case: Case
 
+    @property
+    def ihook(self):
+        """The hooks for a case directory, looked up once: pytest never loads a conftest.py from
+        inside the corpus (it does not collect those folders), so every case gets the same relay,
+        and pytest's own lookup stats the folder each time (twice per case)."""
+        state = self.config.pluginmanager.get_plugin(PLUGIN_NAME)
+        if state.item_hook is None:
+            state.item_hook = self.session.gethookproxy(self.path)
+        return state.item_hook
+
     def runtest(self) -> None:
         state = self.config.pluginmanager.get_plugin(PLUGIN_NAME)
-        result = state.execute(self.case)
+        result = state.execute(self.case)  # JSON-ready: the executor made it so (plain)
+        if not state.is_worker:
+            state.answered[self.nodeid] = result
         carried = {k: result[k] for k in CARRIED if result.get(k) is not None}
         self.user_properties.append((PROPERTY, json.dumps(carried, separators=(",", ":"))))
         status = self.status = result["status"]

@@ -12,6 +12,7 @@ import re
 import signal
 import sys
 import threading
+import time
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -102,8 +103,20 @@ def pack_results(path: Path) -> Path:
     return packed
 
 
+_PLAIN = frozenset({str, int, bool, type(None)})  # JSON as they are; plain() for the rest
+
+
 class ResultsLog:
-    """Appends one flushed line per case; only the pytest controller ever opens one."""
+    """Appends one line per case; only the pytest controller ever opens one.
+
+    Lines are written in batches: at once when the run is waiting for the next result anyway
+    (`flush`, called by the dispatch before it blocks), else once FLUSH_SECONDS have passed, and
+    when the log closes. A batch goes out in one write with Ctrl-C and SIGTERM held, so a stopped
+    run leaves whole lines; a run killed outright (SIGKILL) loses at most the records of its last
+    FLUSH_SECONDS, which --resume runs again (a torn last line is never trusted: read_results).
+    """
+
+    FLUSH_SECONDS = 0.5
 
     def __init__(self, path: Path, resume: bool):
         self.path = Path(path)
@@ -115,14 +128,26 @@ class ResultsLog:
                 os.truncate(self.path, good)
         self._file = open(self.path, "a" if resume else "w", encoding="utf-8")
         self.written: list[dict] = []
+        self._pending: list[str] = []
+        self._flushed = time.monotonic()
 
     def append(self, result: dict) -> None:
-        record = {k: plain(result.get(k)) for k in FIELDS}
-        line = json.dumps(record, ensure_ascii=False) + "\n"
-        with _signals_held():  # Ctrl-C or SIGTERM lands before or after the record, not inside
-            self._file.write(line)
+        get = result.get
+        record = {k: v if type(v) in _PLAIN else plain(v) for k, v in ((k, get(k)) for k in FIELDS)}
+        self._pending.append(json.dumps(record, ensure_ascii=False) + "\n")
+        self.written.append(record)
+        if time.monotonic() - self._flushed >= self.FLUSH_SECONDS:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the records appended since the last flush, whole, in one write."""
+        self._flushed = time.monotonic()
+        if not self._pending:
+            return
+        with _signals_held():  # Ctrl-C or SIGTERM lands before or after the batch, not inside
+            self._file.write("".join(self._pending))
             self._file.flush()
-            self.written.append(record)
+            self._pending.clear()
 
     def all(self) -> list[dict]:
         """Prior (resumed) results then this run's, one per case, the later record winning."""
@@ -130,7 +155,10 @@ class ResultsLog:
         return list(merged.values())
 
     def close(self) -> None:
-        self._file.close()
+        try:
+            self.flush()
+        finally:
+            self._file.close()
 
 
 @contextlib.contextmanager

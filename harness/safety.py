@@ -56,9 +56,14 @@ def limits_for(memory_limit: int | None) -> Limits:
     return Limits(tensor_bytes=memory_limit or DEFAULT_MEMORY_LIMIT)
 
 
-def check_case(case_dir: str, kind: str | None = None, limits: Limits = Limits()):
-    """The case's ModelProto (external data not loaded) once every check passed; UnsafeCase if not."""
+def check_case(case_dir: str, kind: str | None = None, limits: Limits = Limits(),
+               parsed: dict | None = None):
+    """The case's ModelProto (external data not loaded) once every check passed; UnsafeCase if not.
+
+    `parsed`, when given, receives each test-data TensorProto as checked, by its path in the case
+    ("test_data_set_0/input_0.pb"): what runs is then the bytes checked (corpus.data_sets)."""
     case = _CaseDir(case_dir, limits)
+    case.parsed = parsed
     model = case.model()
     for where, tensor in _model_tensors(model):
         case.check_tensor(tensor, MODEL, where, "")
@@ -104,15 +109,59 @@ def _plural(n: int, word: str) -> str:
 
 
 class _CaseDir:
+    """One case directory. Its folders are listed once each (os.scandir: the kind of every entry
+    comes with the listing, no stat per file); a path all of whose components are plain folders
+    and a regular file cannot lead outside, so only a path through a symlink is resolved with
+    realpath, component by component, as the module's rules say."""
+
     def __init__(self, case_dir: str, limits: Limits):
         self.dir = os.fspath(case_dir)
         self.real = os.path.realpath(self.dir)
         self.limits = limits
+        self._listings: dict[str, dict[str, str] | None] = {}
+        self.parsed: dict | None = None  # where check_case keeps each checked tensor
 
     # -- files -------------------------------------------------------------------------------
 
+    def _listing(self, folder: str) -> dict[str, str] | None:
+        """{name: kind} of a folder of the case ('' for the case itself), kind one of file, dir,
+        link, other; None when it cannot be listed."""
+        if folder not in self._listings:
+            kinds: dict[str, str] | None = {}
+            try:
+                with os.scandir(os.path.join(self.real, folder) if folder else self.real) as it:
+                    for entry in it:
+                        kinds[entry.name] = ("link" if entry.is_symlink() else
+                                             "dir" if entry.is_dir(follow_symlinks=False) else
+                                             "file" if entry.is_file(follow_symlinks=False) else "other")
+            except OSError:
+                kinds = None
+            self._listings[folder] = kinds
+        return self._listings[folder]
+
+    def _kind(self, rel: str) -> str | None:
+        """What `rel` is, when no symlink is on the way to it ('absent' when it does not exist);
+        None when a symlink is (or the path is not a plain relative one): resolve it."""
+        parts = rel.split("/")
+        if any(p in ("", ".", "..") for p in parts):
+            return None
+        folder = ""
+        for i, part in enumerate(parts):
+            listing = self._listing(folder)
+            if listing is None:
+                return None
+            kind = listing.get(part, "absent")
+            if kind == "link":
+                return None
+            if i == len(parts) - 1 or kind != "dir":
+                return kind if i == len(parts) - 1 else "absent"
+            folder = f"{folder}/{part}" if folder else part
+        return None
+
     def _resolve(self, rel: str) -> str:
         """The real path of `rel` (relative to the case), refused when it resolves outside."""
+        if self._kind(rel) is not None:  # no symlink on the way: it is where it says
+            return os.path.join(self.real, rel)
         path = os.path.join(self.dir, rel)
         real = os.path.realpath(path)
         if _inside(self.real, real):
@@ -139,17 +188,30 @@ class _CaseDir:
         return real, st.st_size
 
     def read(self, rel: str) -> bytes:
-        real, size = self._regular(rel)
         limit = self.limits.file_bytes
-        if size > limit:
-            raise UnsafeCase(f"{rel} is {size_text(size)} bytes, more than the "
-                             f"{size_text(limit)}-byte limit")
-        # O_NONBLOCK: should the file have been swapped for a FIFO since the stat, open
-        # still returns at once.
-        fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        if self._kind(rel) == "file":  # listed as a regular file: open's own fstat says its size
+            real = os.path.join(self.real, rel)
+        else:
+            real, size = self._regular(rel)
+            if size > limit:
+                raise UnsafeCase(f"{rel} is {size_text(size)} bytes, more than the "
+                                 f"{size_text(limit)}-byte limit")
+        # O_NONBLOCK: should the file have been swapped for a FIFO since it was listed or
+        # stat'ed, open still returns at once; O_NOFOLLOW: nor may it have become a symlink.
         try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
+            fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) |
+                         getattr(os, "O_NOFOLLOW", 0))
+        except FileNotFoundError:
+            raise UnsafeCase(f"{rel} missing") from None
+        except OSError as e:
+            raise UnsafeCase(f"{rel} cannot be read: {e.strerror}") from None
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
                 raise UnsafeCase(f"{rel} is not a regular file")
+            if st.st_size > limit:
+                raise UnsafeCase(f"{rel} is {size_text(st.st_size)} bytes, more than the "
+                                 f"{size_text(limit)}-byte limit")
             chunks, left = [], limit + 1
             while left > 0:
                 chunk = os.read(fd, min(left, 1 << 24))
@@ -282,11 +344,16 @@ class _CaseDir:
         initialized = {t.name for t in graph.initializer}
         declared = list(graph.input)
         required = [v for v in declared if v.name not in initialized]
-        for set_name in _numbered(os.listdir(self.dir), "test_data_set_"):
-            real = self._resolve(set_name)
-            if not os.path.isdir(real):
-                raise UnsafeCase(f"{set_name} is not a directory")
-            files = os.listdir(real)
+        top = self._listing("")
+        for set_name in _numbered(top if top is not None else os.listdir(self.dir), "test_data_set_"):
+            kind = self._kind(set_name)
+            if kind == "dir":
+                files = list(self._listing(set_name) or ())
+            else:
+                real = self._resolve(set_name)
+                if not os.path.isdir(real):
+                    raise UnsafeCase(f"{set_name} is not a directory")
+                files = os.listdir(real)
             inputs = self._files(set_name, files, "input")
             outputs = self._files(set_name, files, "output")
             if not required_count_ok(len(inputs), len(required), len(declared)):
@@ -338,6 +405,8 @@ class _CaseDir:
                 self.check_tensor(tensor, rel, where.strip(), set_name)
             return
         self.check_tensor(value, rel, "", set_name)
+        if self.parsed is not None:
+            self.parsed[rel] = value
         if not check_type or kind != "tensor_type":
             return
         declared = value_info.type.tensor_type

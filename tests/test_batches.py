@@ -1,0 +1,121 @@
+"""Cases go to an executor in batches (Executor.submit/collect) and to N executors at once
+(harness/dispatch.py); each case keeps its own crash, timeout and rerun verdict all the same."""
+
+from __future__ import annotations
+
+import os
+import time
+
+from onnx_conformance.harness.corpus import find_cases
+from onnx_conformance.harness.dispatch import Dispatch
+from onnx_conformance.harness.executor import Executor
+from onnx_conformance.harness.results import ResultsLog, read_results
+from onnx_conformance.harness.safety import check_case
+from tests.conftest import TOY, build_corpus
+
+NAMES = [f"test_add_{c}" for c in "abcdefgh"]
+MISBEHAVING = {"test_add_b": "abort", "test_add_d": "hang", "test_add_f": "exit", "test_add_g": "error"}
+EXPECTED = {"test_add_a": "pass", "test_add_b": "crash", "test_add_c": "pass", "test_add_d": "timeout",
+            "test_add_e": "pass", "test_add_f": "crash", "test_add_g": "error", "test_add_h": "pass"}
+
+
+def _collect_all(executor: Executor, n: int) -> list[tuple[str, str]]:
+    got, deadline = [], time.monotonic() + 60
+    while len(got) < n and time.monotonic() < deadline:
+        got += [(m["name"], r["status"]) for m, r in executor.collect()]
+        time.sleep(0.01)
+    return got
+
+
+def test_one_batch_with_crashes_and_a_hang_answers_every_case_once_in_order(tmp_path):
+    build_corpus(tmp_path, adds=NAMES, nested=False)
+    cases = find_cases(tmp_path)
+    executor = Executor(TOY, MISBEHAVING, timeout=1.5)
+    try:
+        executor.submit(cases)  # all eight in one message, before the child is even ready
+        got = _collect_all(executor, len(cases))
+    finally:
+        executor.close()
+    # The cases queued behind a crash or a hang ran in a fresh child, each with its own verdict.
+    assert got == [(name, EXPECTED[name]) for name in NAMES]
+
+
+def test_dispatch_over_two_executors_gives_each_case_its_own_result(tmp_path):
+    build_corpus(tmp_path, adds=NAMES, nested=False)
+    cases = find_cases(tmp_path)
+    made = []
+
+    def make():
+        made.append(Executor(TOY, MISBEHAVING, timeout=1.5))
+        return made[-1]
+
+    idle = []
+    dispatch = Dispatch(cases, 2, make, idle=lambda: idle.append(1))
+    try:
+        statuses = {c.name: dispatch.result(c)["status"] for c in cases}
+        assert dispatch.result(type(cases[0])(**{**vars(cases[0]), "name": "not_planned"})) is None
+    finally:
+        dispatch.close()
+    assert statuses == EXPECTED
+    assert len(made) == 2 and idle  # the log is written while the run waits
+    assert all(e.connection is None for e in made)  # closed: no child left
+
+
+def test_a_rerun_runs_in_the_executor_that_ran_the_case(tmp_path):
+    build_corpus(tmp_path, adds=NAMES[:4], nested=False)
+    cases = find_cases(tmp_path)
+    options = {"test_add_b": "wrong_values", "always": "test_add_c"}
+    dispatch = Dispatch(cases, 2, lambda: Executor("tests.toybackends.flaky:FirstAttemptFails", options),
+                        reruns=2)
+    try:
+        results = {c.name: dispatch.result(c) for c in cases}
+    finally:
+        dispatch.close()
+    assert results["test_add_b"]["status"] == "flaky"  # fail, then pass in the same process
+    assert results["test_add_b"]["detail"].startswith("attempts: fail, pass; ")
+    assert results["test_add_c"]["status"] == "fail"  # the same failure each time is a failure
+    assert results["test_add_a"]["status"] == results["test_add_d"]["status"] == "pass"
+
+
+def test_a_crash_quotes_the_crashing_cases_words_not_an_earlier_cases(tmp_path):
+    build_corpus(tmp_path, adds=NAMES[:4], nested=False)
+    cases = find_cases(tmp_path)
+    executor = Executor("tests.toybackends.talker:Talker", {"test_add_c": "abort"}, timeout=20)
+    try:
+        executor.submit(cases)
+        results, deadline = {}, time.monotonic() + 60
+        while len(results) < len(cases) and time.monotonic() < deadline:
+            results.update((m["name"], r) for m, r in executor.collect())
+            time.sleep(0.01)
+    finally:
+        executor.close()
+    crash = results["test_add_c"]
+    assert crash["status"] == "crash", crash
+    assert "last words of test_add_c" in crash["detail"]
+    assert "running test_add_b" not in crash["detail"]  # said by the case before, in the same child
+    assert results["test_add_d"]["status"] == "pass"
+
+
+def test_results_are_written_in_whole_batches(tmp_path):
+    path = tmp_path / "results.jsonl"
+    log = ResultsLog(path, resume=False)
+    log.FLUSH_SECONDS = 3600  # only an explicit flush (the run waiting) or close writes
+    log.append({"case": "a", "status": "pass"})
+    log.append({"case": "b", "status": "fail"})
+    assert path.read_bytes() == b""
+    log.flush()
+    assert [r["case"] for r in read_results(path)[0]] == ["a", "b"]
+    log.append({"case": "c", "status": "pass"})
+    log.close()
+    records, size = read_results(path)
+    assert [r["case"] for r in records] == ["a", "b", "c"] and size == path.stat().st_size
+
+
+def test_a_symlink_that_stays_inside_the_case_is_followed(tmp_path):
+    build_corpus(tmp_path, adds=["test_add_a"], nested=False)
+    case = tmp_path / "test_add_a"
+    data = case / "test_data_set_0"
+    os.replace(data / "input_1.pb", case / "b.pb")
+    (data / "input_1.pb").symlink_to(os.path.join("..", "b.pb"))
+    model = check_case(str(case))
+    assert model.graph.node[0].op_type == "Add"
