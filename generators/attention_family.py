@@ -43,7 +43,7 @@ import numpy as np
 from onnx_conformance.generators import values
 from onnx_conformance.generators.accuracy import accumulation, budget
 from onnx_conformance.generators.case import Case, Declared, NotApplicable
-from onnx_conformance.generators.rounding import PREC, exact, round_to
+from onnx_conformance.generators.rounding import PREC, round_to
 from onnx_conformance.harness.dtypes import numpy_of
 
 NEG_INF = mpmath.mpf("-inf")
@@ -57,7 +57,7 @@ def _mp(x) -> np.ndarray:
     x = np.asarray(x)
     out = np.empty(x.shape, dtype=object)
     for i, e in np.ndenumerate(x):
-        out[i] = e if isinstance(e, (bool, np.bool_)) else mpmath.mpf(exact(float(e)))
+        out[i] = e if isinstance(e, (bool, np.bool_)) else mpmath.mpf(float(e))
     return out
 
 

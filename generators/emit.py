@@ -8,6 +8,7 @@ import os
 import shutil
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -175,13 +176,17 @@ def build_model(op, v: OpVersion, opset: int, case: Case, name: str) -> tuple[on
 def ir_version_for(opsets: list) -> int:
     """The lowest IR version that knows every opset imported. onnx.helper's table skips opsets
     2 to 4 (released under IR 3 between the opsets it lists): take the next opset it lists."""
+    return _ir_version(tuple((o.domain or "ai.onnx", o.version) for o in opsets))
+
+
+@lru_cache(maxsize=None)
+def _ir_version(opsets: tuple[tuple[str, int], ...]) -> int:
     table = helper.OP_SET_ID_VERSION_MAP
     ir = 1
-    for o in opsets:
-        domain = o.domain or "ai.onnx"
-        known = sorted(v for d, v in table if d == domain and v >= o.version)
+    for domain, version in opsets:
+        known = sorted(v for d, v in table if d == domain and v >= version)
         if not known:
-            raise ValueError(f"no IR version knows opset {o.version} of {domain!r}")
+            raise ValueError(f"no IR version knows opset {version} of {domain!r}")
         ir = max(ir, table[(domain, known[0])])
     return ir
 
@@ -234,25 +239,27 @@ def files_of(b: Built) -> dict[str, bytes]:
     return files
 
 
-def _emit_unit(args) -> tuple[dict, list[dict], list[dict]]:
-    """Worker: build one operator version, write its cases under out/node, return index entries."""
+def _emit_unit(args) -> tuple[dict, list[dict], list[dict], dict, list[str]]:
+    """Worker: build one operator version, write its cases under out/node, return index entries
+    (and, for index.json, each entry and each not-applicable record already rendered as JSON)."""
     op_name, since_version, out, crosscheck = args
     # An oracle's NaN or infinity is a value here, not an accident: numpy's warnings about them
     # would only bury generate-cases' summary.
     with np.errstate(all="ignore"):
         built, not_applicable = build_version(op_name, since_version)
     op = all_operators()[op_name]
-    entries, disagreements = {}, []
+    entries, rendered, disagreements = {}, {}, []
+    node = os.path.join(out, "node")
     for b in built:
         files = files_of(b)
-        case_dir = Path(out) / "node" / b.name
+        case_dir = os.path.join(node, b.name)
         # Two mkdirs and one open per file: on a slow file system these calls are most of the time.
         os.mkdir(case_dir)
-        os.mkdir(case_dir / "test_data_set_0")
+        os.mkdir(os.path.join(case_dir, "test_data_set_0"))
         for rel, data in files.items():
-            with open(case_dir / rel, "wb") as f:
-                f.write(data)
-        entries[b.name] = dict(b.meta, files={rel: hashlib.sha256(d).hexdigest() for rel, d in sorted(files.items())})
+            _write(os.path.join(case_dir, rel), data)
+        entry = entries[b.name] = dict(b.meta, files={rel: hashlib.sha256(d).hexdigest() for rel, d in sorted(files.items())})
+        rendered[b.name] = _render(entry, 2)
         if crosscheck:
             from onnx_conformance.generators.crosscheck import against_reference
 
@@ -260,7 +267,18 @@ def _emit_unit(args) -> tuple[dict, list[dict], list[dict]]:
             if d:
                 d["reason"] = op.why_reference_differs(f"{d['example']} {d['dtype']}: {d['detail']}")
                 disagreements.append(d)
-    return entries, not_applicable, disagreements
+    return entries, not_applicable, disagreements, rendered, [_render(r, 2) for r in not_applicable]
+
+
+def _write(path: str, data: bytes) -> None:
+    """A new file holding data: what open(path, "wb").write(data) does, without the file object."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
 
 
 def units(ops: list[str] | None = None) -> list[tuple[str, int]]:
@@ -295,27 +313,48 @@ def generate_corpus(out_dir: Path = REPO_CASES, ops: list[str] | None = None, jo
             parts = list(pool.map(_emit_unit, work))
     else:
         parts = [_emit_unit(w) for w in work]
-    cases, not_applicable, disagreements = {}, [], []
-    for entries, na, dis in parts:
+    cases, not_applicable, disagreements, rendered, na_rendered = {}, [], [], {}, []
+    for entries, na, dis, text, na_text in parts:
         cases.update(entries)
-        not_applicable.extend(na)
+        rendered.update(text)
+        not_applicable.extend(zip(na, na_text))
         disagreements.extend(dis)
+    not_applicable.sort(key=lambda r: (r[0]["op"], r[0]["since_version"], r[0]["dtype"], r[0]["example"],
+                                       json.dumps(r[0]["types"], sort_keys=True)))
     index = {
         "format": INDEX_FORMAT,
         "onnx_version": onnx.__version__,
         "cases": dict(sorted(cases.items())),
-        "not_applicable": sorted(not_applicable, key=lambda r: (r["op"], r["since_version"], r["dtype"],
-                                                                r["example"], json.dumps(r["types"], sort_keys=True))),
+        "not_applicable": [r for r, _ in not_applicable],
     }
-    (out_dir / "index.json").write_bytes(index_bytes(index))
+    (out_dir / "index.json").write_bytes(index_bytes(index, rendered, [t for _, t in not_applicable]))
     if crosscheck:
         index["_disagreements"] = sorted(disagreements, key=lambda d: d["case"])
     return index
 
 
-def index_bytes(index: dict) -> bytes:
+def index_bytes(index: dict, rendered: dict[str, str] | None = None, na_rendered: list[str] | None = None) -> bytes:
+    """index.json: the index's public keys, sorted, indented by one space.
+
+    json's C encoder does not indent, and the Python one takes seconds over the whole corpus: the
+    workers render each case entry and each not-applicable record (`_render`), and this joins them
+    into the same bytes json.dumps(public, indent=1, sort_keys=True) gives."""
     public = {k: v for k, v in index.items() if not k.startswith("_")}
-    return (json.dumps(public, indent=1, sort_keys=True) + "\n").encode()
+    if rendered is None or na_rendered is None:
+        return (json.dumps(public, indent=1, sort_keys=True) + "\n").encode()
+    skeleton = json.dumps(dict(public, cases={}, not_applicable=[]), indent=1, sort_keys=True)
+    head, _, rest = skeleton.partition('"cases": {}')
+    middle, _, tail = rest.partition('"not_applicable": []')
+    cases = ("{\n" + ",\n".join(f"  {json.dumps(name)}: {rendered[name]}" for name in public["cases"]) + "\n }"
+             if public["cases"] else "{}")
+    na = "[\n" + ",\n".join(f"  {text}" for text in na_rendered) + "\n ]" if na_rendered else "[]"
+    return (head + '"cases": ' + cases + middle + '"not_applicable": ' + na + tail + "\n").encode()
+
+
+def _render(value, depth: int) -> str:
+    """value as json.dumps(indent=1, sort_keys=True) writes it `depth` levels down: JSON strings hold
+    no raw newline, so every newline is the start of an indented line."""
+    return json.dumps(value, indent=1, sort_keys=True).replace("\n", "\n" + " " * depth)
 
 
 def _is_our_corpus(out_dir: Path) -> bool:

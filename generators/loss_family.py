@@ -53,9 +53,25 @@ def _exact(x) -> list:
 
 
 def log_softmax_axis1(x: np.ndarray) -> list:
-    """Log(Softmax(x)) along axis 1 at PREC bits, as nested [n][c][flat d] lists of mpf."""
+    """Log(Softmax(x)) along axis 1 at PREC bits, as nested [n][c][flat d] lists of mpf (shared:
+    read them, never change them).
+
+    An example and its _log_prob twin feed the same scores: the last few results are kept."""
+    flat = np.asarray(x).astype(np.float64)
+    key = (flat.shape, flat.tobytes())
+    if key not in _LOG_SOFTMAX:
+        if len(_LOG_SOFTMAX) >= 4:
+            _LOG_SOFTMAX.pop(next(iter(_LOG_SOFTMAX)))
+        _LOG_SOFTMAX[key] = _log_softmax_axis1(flat)
+    return _LOG_SOFTMAX[key]
+
+
+_LOG_SOFTMAX: dict = {}
+
+
+def _log_softmax_axis1(x: np.ndarray) -> list:
     n, c = x.shape[0], x.shape[1]
-    flat = x.reshape(n, c, -1).astype(np.float64)
+    flat = x.reshape(n, c, -1)
     out = [[[None] * flat.shape[2] for _ in range(c)] for _ in range(n)]
     with mpmath.workprec(PREC):
         for i in range(n):

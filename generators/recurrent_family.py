@@ -36,7 +36,7 @@ import numpy as np
 
 from onnx_conformance.generators.accuracy import accumulation, budget
 from onnx_conformance.generators.case import Case, Declared, NotApplicable
-from onnx_conformance.generators.rounding import PREC, exact, round_to
+from onnx_conformance.generators.rounding import PREC, round_to
 from onnx_conformance.harness.dtypes import numpy_of
 
 GATES = {"RNN": 1, "GRU": 3, "LSTM": 4}
@@ -73,7 +73,7 @@ def _mp(x) -> np.ndarray:
     x = np.asarray(x)
     out = np.empty(x.shape, dtype=object)
     for i, e in np.ndenumerate(x):
-        out[i] = mpmath.mpf(exact(float(e)))
+        out[i] = mpmath.mpf(float(e))
     return out
 
 

@@ -73,10 +73,7 @@ def newest_opset(domain: str = "") -> int:
 @lru_cache(maxsize=None)
 def versions(op: str, domain: str = "") -> tuple[OpVersion, ...]:
     """Every schema version of `op` in `domain`, oldest first, from get_all_schemas_with_history()."""
-    schemas = sorted(
-        (s for s in onnx.defs.get_all_schemas_with_history() if s.name == op and s.domain == domain),
-        key=lambda s: s.since_version,
-    )
+    schemas = sorted(_all_schemas().get((op, domain), ()), key=lambda s: s.since_version)
     if not schemas:
         raise KeyError(f"onnx.defs has no operator {op!r} in domain {domain!r}")
     out = []
@@ -84,6 +81,15 @@ def versions(op: str, domain: str = "") -> tuple[OpVersion, ...]:
         last = schemas[i + 1].since_version - 1 if i + 1 < len(schemas) else newest_opset(domain)
         out.append(OpVersion(op, s.since_version, s.since_version, last, _input_dtypes(s), s))
     return tuple(out)
+
+
+@lru_cache(maxsize=None)
+def _all_schemas() -> dict[tuple[str, str], list[onnx.defs.OpSchema]]:
+    """get_all_schemas_with_history() by (name, domain), in its order: read once, not once per operator."""
+    out: dict[tuple[str, str], list[onnx.defs.OpSchema]] = {}
+    for s in onnx.defs.get_all_schemas_with_history():
+        out.setdefault((s.name, s.domain), []).append(s)
+    return out
 
 
 def _input_dtypes(schema: onnx.defs.OpSchema) -> tuple[str, ...]:
