@@ -19,12 +19,14 @@ def full_corpus(generated_corpus) -> Path:
     return generated_corpus[0]
 
 
-# The backends CI gates on: the core install's two, and the extras .ci/run installs. Every baseline
-# covers the whole corpus (update-scoreboard); CI's budget (30 minutes on 2 cores, README "CI") holds
-# onnxruntime over every case (the README's main job), the reference evaluator over a fixed quarter,
-# and OpenVINO and tract, which take 20 to 40 minutes over the whole corpus, over a fixed sixteenth
-# balanced by the committed per-case seconds: each gate is a stable slice whose cases touch every
-# family, and a regression there fails CI.
+# The backends CI gates on: the core install's two, and tract from the extras .ci/run installs.
+# Every baseline covers the whole corpus (update-scoreboard); CI's budget (30 minutes on 2 cores,
+# README "What CI gates") holds onnxruntime over every case (the README's main job), the reference
+# evaluator over a fixed quarter, and tract, which takes 40 minutes over the whole corpus, over a fixed
+# sixteenth balanced by the committed per-case seconds (5,370 cases reaching all 22 families).
+# OpenVINO is not gated here: some cases corrupt its process, so a later case in the same executor
+# can crash (a Reduce gate crashed on test_reduce_min_default_axes_keepdims_example_opset10_double,
+# which passes on its own): its verdicts depend on run order, and a gate on them would fail on order.
 def _slice(backend: str, n: int) -> list[str]:
     return ["--shard", f"1/{n}", "--shard-durations", str(REPO / "reports" / backend / "results.jsonl.gz")]
 
@@ -32,7 +34,6 @@ def _slice(backend: str, n: int) -> list[str]:
 GATED = {
     "onnxruntime": ("onnxruntime", []),
     "reference": ("onnx", ["--shard", "1/4"]),
-    "openvino": ("openvino", _slice("openvino", 16)),
     "tract": ("tract", _slice("tract", 16)),
 }
 
