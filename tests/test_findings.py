@@ -1,0 +1,140 @@
+"""Each finding in reports/FINDINGS.md still says what the committed reports say.
+
+A finding carries one machine-checkable line,
+
+    Check: <backend> <case> <status> | <other backend>=<status> <other backend>=<status> ...
+
+naming the status it reports and what every other backend answers on the same case. Each line is
+asserted against reports/<backend>/results.jsonl (or its .gz); a status that no longer matches fails
+with the finding's line number. CONFORMANCE_FINDINGS_REPORTS points the check at another reports
+directory (a fresh run before it is committed).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from onnx_conformance.harness.results import STATUSES, read_results
+from onnx_conformance.harness.scoreboard import BACKENDS, SAMPLED
+
+ROOT = Path(__file__).resolve().parents[1]
+FINDINGS = ROOT / "reports" / "FINDINGS.md"
+CHECK = re.compile(r"^Check: (?P<backend>\S+) (?P<case>test_\S+) (?P<status>\S+) \| (?P<others>.+)$")
+OTHER = re.compile(r"^(?P<backend>[\w.-]+)=(?P<status>\S+)$")
+
+
+def reports_dir() -> Path:
+    return Path(os.environ.get("CONFORMANCE_FINDINGS_REPORTS") or ROOT / "reports")
+
+
+def parse(text: str, source: str = "FINDINGS.md") -> list[dict]:
+    """Every Check line as {line, backend, case, status, others: {backend: status}}; a malformed one
+    raises ValueError naming the file, the line and the problem."""
+    checks = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.startswith("Check:"):
+            continue
+        where = f"{source}:{number}"
+        match = CHECK.match(line.strip())
+        if not match:
+            raise ValueError(f"{where}: not 'Check: <backend> <case> <status> | <backend>=<status> ...': {line!r}")
+        others = {}
+        for word in match["others"].split():
+            other = OTHER.match(word)
+            if not other:
+                raise ValueError(f"{where}: {word!r} is not <backend>=<status>")
+            if other["backend"] in others or other["backend"] == match["backend"]:
+                raise ValueError(f"{where}: backend {other['backend']} named twice")
+            others[other["backend"]] = other["status"]
+        for backend, status in [(match["backend"], match["status"]), *others.items()]:
+            if backend not in BACKENDS:
+                raise ValueError(f"{where}: unknown backend {backend!r} (known: {', '.join(BACKENDS)})")
+            if status not in STATUSES:
+                raise ValueError(f"{where}: unknown status {status!r} (known: {', '.join(STATUSES)})")
+        checks.append(dict(line=number, backend=match["backend"], case=match["case"], status=match["status"],
+                           others=others))
+    return checks
+
+
+@functools.lru_cache(maxsize=None)
+def statuses(report: Path) -> dict[str, str] | None:
+    """case -> status of one backend's committed results; None when the report holds none."""
+    records, _ = read_results(report / "results.jsonl")
+    return {r["case"]: r["status"] for r in records} if records else None
+
+
+def mismatches(check: dict, reports: Path) -> list[str]:
+    """What the reports under `reports` say differently from one Check line (empty: it holds)."""
+    problems = []
+    wanted = [(check["backend"], check["status"], True)] + [(b, s, False) for b, s in check["others"].items()]
+    for backend, status, reported in wanted:
+        got = statuses(reports / backend)
+        if got is None:
+            problems.append(f"{reports / backend} holds no results.jsonl(.gz)")
+            continue
+        if check["case"] not in got:
+            # A backend run on one case per cell (scoreboard.SAMPLED) lacks most cases; the reported
+            # backend itself must have run the case.
+            if reported or backend not in SAMPLED:
+                problems.append(f"{backend} has no result for {check['case']}")
+            continue
+        if got[check["case"]] != status:
+            problems.append(f"{backend} is {got[check['case']]}, the finding says {status}")
+    return problems
+
+
+CHECKS = parse(FINDINGS.read_text(encoding="utf-8")) if FINDINGS.is_file() else []
+
+
+def test_findings_carry_checks():
+    assert FINDINGS.is_file(), f"{FINDINGS} is missing"
+    assert CHECKS, f"{FINDINGS} has no 'Check:' line"
+    assert len({(c["backend"], c["case"]) for c in CHECKS}) == len(CHECKS), "a finding is listed twice"
+    # Every backend of the scoreboard has at least one finding, or the list is missing a section.
+    assert {c["backend"] for c in CHECKS} == set(BACKENDS)
+
+
+@pytest.mark.parametrize("check", CHECKS, ids=[f"{c['backend']}-{c['case']}" for c in CHECKS])
+def test_finding_matches_committed_report(check):
+    problems = mismatches(check, reports_dir())
+    assert not problems, (
+        f"FINDINGS.md:{check['line']} ({check['backend']} {check['case']} {check['status']}) no longer holds: "
+        + "; ".join(problems)
+    )
+
+
+def test_a_changed_status_fails_the_check(tmp_path):
+    """The check can fail: a report whose status differs from the finding's is named."""
+    text = "Check: openvino test_x_opset13_float crash | onnxruntime=pass iree=fail\n"
+    (check,) = parse(text)
+    (tmp_path / "openvino").mkdir()
+    (tmp_path / "openvino" / "results.jsonl").write_text('{"case": "test_x_opset13_float", "status": "pass"}\n')
+    (tmp_path / "onnxruntime").mkdir()
+    (tmp_path / "onnxruntime" / "results.jsonl").write_text('{"case": "test_x_opset13_float", "status": "pass"}\n')
+    (tmp_path / "iree").mkdir()
+    (tmp_path / "iree" / "results.jsonl").write_text('{"case": "test_other_opset13_float", "status": "pass"}\n')
+    assert mismatches(check, tmp_path) == ["openvino is pass, the finding says crash"]
+    # Absent from the sampled backend is allowed; absent from a whole-corpus one is not.
+    (tmp_path / "onnxruntime" / "results.jsonl").write_text('{"case": "test_other_opset13_float", "status": "pass"}\n')
+    statuses.cache_clear()
+    assert mismatches(check, tmp_path) == [
+        "openvino is pass, the finding says crash", "onnxruntime has no result for test_x_opset13_float"]
+    statuses.cache_clear()
+
+
+@pytest.mark.parametrize("line, problem", [
+    ("Check: openvino test_x crash", "not 'Check:"),
+    ("Check: nosuch test_x crash | onnxruntime=pass", "unknown backend 'nosuch'"),
+    ("Check: openvino test_x broken | onnxruntime=pass", "unknown status 'broken'"),
+    ("Check: openvino test_x crash | onnxruntime=pass onnxruntime=fail", "named twice"),
+    ("Check: openvino test_x crash | onnxruntime:pass", "is not <backend>=<status>"),
+])
+def test_malformed_check_line_is_named(line, problem):
+    with pytest.raises(ValueError, match=re.escape(problem)) as info:
+        parse("text\n" + line + "\n")
+    assert str(info.value).startswith("FINDINGS.md:2: ")
