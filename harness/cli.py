@@ -7,6 +7,7 @@ Exit codes (documented in full in harness/expectations.py):
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 from pathlib import Path
@@ -101,8 +102,10 @@ def pytest_args(args: argparse.Namespace, cases: Path, report_dir: Path,
         # (a crash's last words); capturing this process costs a dozen syscalls per case.
         "--capture=no",
         "-o", f"cache_dir={report_dir / '.pytest_cache'}",  # --lf remembers per report dir
-        "-o", "junit_suite_name=onnx-conformance",
-        f"--junitxml={report_dir / 'junit.xml'}",
+        # No percentage at each line's end: a case pytest would only count is counted by the run
+        # itself (plugin.QUIET), which pytest's progress figure does not see. junit.xml, one testcase
+        # per case, is the run's own too (harness/junit.py); a --junitxml of the user's still works.
+        "-o", "console_output_style=classic",
         "--conformance-cases", str(cases),
         "--conformance-backend", args.backend,
         "--conformance-report-dir", str(report_dir),
@@ -169,7 +172,10 @@ def main(argv: list[str] | None = None) -> int:
     import pytest
 
     catcher = _ConfigCatcher()
-    rc = int(pytest.main(pytest_args(args, cases, report_dir, passthrough), plugins=[catcher]))
+    try:
+        rc = int(pytest.main(pytest_args(args, cases, report_dir, passthrough), plugins=[catcher]))
+    finally:
+        gc.unfreeze()  # the run's items, frozen while it ran (plugin.pytest_runtestloop)
     from onnx_conformance.harness.plugin import VERDICT  # only now: pytest must import the plugin itself to load it
 
     verdict = catcher.config.stash.get(VERDICT, None) if catcher.config is not None else None

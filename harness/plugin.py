@@ -24,6 +24,7 @@ from onnx_conformance.harness.corpus import Case, CorpusError, find_cases, index
 from onnx_conformance.harness.dispatch import Dispatch
 from onnx_conformance.harness.executor import BackendUnavailable, Executor, one_line
 from onnx_conformance.harness.expectations import ExpectationsError
+from onnx_conformance.harness.junit import JUNIT, Testcase, write_junit
 from onnx_conformance.harness.reports import terminal_summary, write_matrices
 from onnx_conformance.harness.rerun import with_reruns
 from onnx_conformance.harness.results import (RESULTS, RUN, ResultsLog, counts, new_result, now,
@@ -38,7 +39,14 @@ CARRIED = ("status", "stage", "detail", "max_abs_err", "max_rel_err", "max_ulp",
            "first_bad_index", "seconds")
 VERDICT = pytest.StashKey["baseline.Verdict | None"]()
 # Written only when a run ends; removed when one starts, so none outlives the run it describes.
-STALE_REPORTS = ("matrix.json", "matrix.md", "matrix.html", "junit.xml")
+STALE_REPORTS = ("matrix.json", "matrix.md", "matrix.html", JUNIT)
+# The outcomes pytest only counts unless asked to show them (the -r characters that list each one):
+# a case with one of them skips pytest's per-item reporting (Conformance.pytest_runtestloop).
+QUIET = {"passed": "pP", "skipped": "s", "xfailed": "x"}
+# The plugins that hear every item's report; for a quiet outcome the run does their part itself
+# (counts it for the terminal's summary, drops it from --lf's failures). Any other listener (a
+# --junitxml of the user's, a reporting plugin) gets every report, as pytest sends them.
+LISTENERS = frozenset({"terminalreporter", "lfplugin", "session", "logging-plugin", PLUGIN_NAME})
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -153,6 +161,16 @@ class Conformance:
         self.ops: set[str] = set(opt("conformance_op") or ())  # only these operators' cases; empty = all
         self.workers = parse_workers(opt("conformance_workers"))
         self.dispatch: Dispatch | None = None
+        # The lean reporting of quiet outcomes (pytest_runtestloop): the terminal reporter, --lf's
+        # failures, the operator whose line the terminal shows, and a report standing in for each
+        # quiet outcome in the terminal's counts (the first case with that outcome, reported in full).
+        self.terminal = None
+        self.lastfailed: dict = {}
+        self.lastfailed_keys: dict = {}
+        self.shown_group = None
+        self.stand_in: dict[str, pytest.TestReport] = {}
+        self.accepted: frozenset | None = None  # statuses a case with no baseline entry may have
+        self.started = time.time()
 
     # -- session ---------------------------------------------------------------------------
 
@@ -295,19 +313,80 @@ class Conformance:
     # -- running ---------------------------------------------------------------------------
 
     @pytest.hookimpl(tryfirst=True)
-    def pytest_runtestloop(self, session: pytest.Session) -> None:
-        """Hand this process's cases, in run order, to the executors before the first item runs."""
+    def pytest_runtestloop(self, session: pytest.Session) -> bool | None:
+        """Hand this process's cases, in run order, to the executors before the first item runs;
+        then run the items as pytest's own loop does, except that a case whose outcome pytest would
+        only count (QUIET) is counted here, without pytest's per-item reporting."""
         if self.is_worker or self.config.pluginmanager.hasplugin("dsession") \
                 or self.config.getoption("collectonly"):
-            return  # under xdist each worker runs its items one by one, as they are sent
+            return None  # under xdist each worker runs its items one by one, as they are sent
+        if session.testsfailed and not self.config.option.continue_on_collection_errors:
+            return None  # pytest's own loop stops the run, and says why
         cases = [item.case for item in session.items
                  if isinstance(item, CaseItem) and self._listed_skip(item.case) is None]
         # The items live until the run ends: the garbage collector need not walk them again on
-        # every collection of the objects each case leaves behind (tens of thousands of items).
+        # every collection of the objects each case leaves behind (tens of thousands of items), nor
+        # in the collections pytest forces as it shuts down (~1 s); run-conformance unfreezes them
+        # once pytest has returned (cli.main).
         gc.freeze()
         started, self.executor = self.executor, None  # the one that proved the backend loads
         self.dispatch = Dispatch(cases, self.workers, self._new_executor, spare=started,
-                                 reruns=self.reruns, idle=self.log.flush if self.log else None)
+                                 reruns=self.reruns, idle=self.log.idle if self.log else None)
+        quiet = self._quiet_outcomes()
+        items = session.items
+        for i, item in enumerate(items):
+            if quiet and isinstance(item, CaseItem):
+                result = self.execute(item.case)
+                outcome = self.grade(result)[0]
+                if outcome in quiet and outcome in self.stand_in:
+                    self._count_quietly(item, result, outcome)
+                    continue
+                item.ran = result  # graded again, and reported, by pytest's protocol below
+            nextitem = items[i + 1] if i + 1 < len(items) else None
+            item.config.hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
+            if session.shouldfail:
+                raise session.Failed(session.shouldfail)
+            if session.shouldstop:
+                raise session.Interrupted(session.shouldstop)
+        return True
+
+    def _quiet_outcomes(self) -> frozenset:
+        """The outcomes this run may count without pytest's per-item reporting: none under -v
+        (a line per case), none the -r characters ask to list, none when a plugin other than
+        LISTENERS hears reports (it gets every one), none when live logging is on."""
+        config = self.config
+        if config.get_verbosity() > 0 or config.getini("log_cli") or config.getoption("log_cli_level", None):
+            return frozenset()
+        for hook in ("pytest_runtest_logstart", "pytest_runtest_logreport", "pytest_runtest_logfinish"):
+            if any(impl.plugin_name not in LISTENERS for impl in getattr(config.hook, hook).get_hookimpls()):
+                return frozenset()
+        self.terminal = config.pluginmanager.get_plugin("terminalreporter")
+        chars = getattr(self.terminal, "reportchars", "")
+        if self.terminal is not None and not (isinstance(chars, str) and isinstance(getattr(self.terminal, "stats", None), dict)):
+            return frozenset()  # not the terminal reporter this was written against
+        lf = config.pluginmanager.get_plugin("lfplugin")
+        if lf is not None:
+            if not isinstance(getattr(lf, "lastfailed", None), dict):
+                return frozenset()
+            self.lastfailed = lf.lastfailed
+            self.lastfailed_keys = {str(k): k for k in lf.lastfailed}  # node ids, as strings or NodeIds
+        return frozenset(outcome for outcome, listed in QUIET.items() if not set(listed) & set(chars))
+
+    def _count_quietly(self, item: CaseItem, result: dict, outcome: str) -> None:
+        """What pytest's reporting of this item would have done that anyone sees: the results log,
+        the terminal's count (and the operator's line, as its log-start would write it), --lf's
+        forgetting a case that no longer fails. junit.xml is written from the results at the end."""
+        self.log.append(result)
+        tr = self.terminal
+        if tr is not None:
+            if item.parent is not self.shown_group and tr.showfspath:
+                tr.write_fspath_result(item.nodeid, "")
+            self.shown_group = item.parent
+            tr.stats[outcome].append(self.stand_in[outcome])
+        if self.lastfailed_keys:
+            key = self.lastfailed_keys.pop(item.nodeid, None)
+            if key is not None:
+                self.lastfailed.pop(key, None)
 
     def execute(self, case: Case) -> dict:
         """The case's result: from the executors working ahead, else run here and now (under xdist)."""
@@ -320,11 +399,68 @@ class Conformance:
                 self.executor = self._new_executor()
             executor = self.executor
             result = with_reruns(executor.run, case, executor.run(case), self.reruns)
-        if result.get("detail"):
+        detail = result.get("detail")
+        if detail and case.path in detail:
             # A backend quoting the model's path names no checkout in a report. Only the case's
             # own path is shortened: a safety reason quoting a location outside it stays verbatim.
-            result["detail"] = result["detail"].replace(case.path, shown(case.path))
+            result["detail"] = detail.replace(case.path, shown(case.path))
         return result
+
+    def grade(self, result: dict) -> tuple[str, str | None, dict | None]:
+        """pytest's outcome for a case's result, as the gate sees it: ("passed", None, None);
+        ("skipped" or "xfailed", the reason, None); or ("failed", None, the result to report).
+        A status its baseline entry expects is an expected failure (no FAILED block); a pass the
+        baseline does not expect fails as a strict XPASS unless --allow-fixes; only regressions fail."""
+        status = result["status"]
+        entry = (self.expectations or {}).get(result["case"])
+        # --update-expectations rewrites the baseline from this run: every outcome is the expected one.
+        updating = self.config.getoption("conformance_update_expectations")
+        expected = updating or (entry is not None and (status == entry.status or entry.status == "flaky"))
+        if not expected and entry is not None and baseline.is_fix(status, entry):
+            if self.config.getoption("conformance_allow_fixes"):
+                return "passed", None, None
+            what = "passed" if status == "pass" else f"{status} ({result.get('detail') or ''})"
+            return "failed", None, dict(result, detail=(
+                f"XPASS(strict): {what}, but the baseline expects {entry.status} ({entry.reason}); "
+                f"--allow-fixes accepts it, --update-expectations "
+                f"{'removes the entry' if status == 'pass' else 'records it'}"))
+        if self.accepted is None:
+            self.accepted = baseline.accepted(self.expectations, self.config.getoption("conformance_strict"))
+        # a pass, or a warn the run accepts, is a pass to pytest (JUnit's status property keeps the warn)
+        if status == "pass" or (status == "warn" and entry is None and status in self.accepted):
+            return "passed", None, None
+        if status in ("unsupported", "skip") and (expected or (entry is None and status in self.accepted)):
+            return "skipped", f"{status}: {result.get('detail') or ''}", None
+        if expected:
+            why = entry.reason if entry is not None and entry.reason else result.get("detail") or ""
+            return "xfailed", f"{status}, as the baseline expects: {why}", None
+        return "failed", None, result
+
+    def failure_text(self, result: dict) -> str:
+        """A regression as the terminal and junit.xml show it: what, then how to run it again."""
+        version = result.get("since_version") or result.get("opset")
+        op = result.get("op")
+        where = " ".join(str(x) for x in (f"{op}-{version}" if version else op, result.get("dtype"),
+                                          result.get("example")) if x)
+        return f"{where}: {result['status']}: {result.get('detail')}\nreproduce: {self.reproduce(result['case'])}"
+
+    def _write_junit(self) -> None:
+        """junit.xml from every result of the run (a resumed run's earlier ones too)."""
+        root = str(self.root) + os.sep
+        rows = []
+        for r in sorted(self.results, key=lambda r: (_group(r.get("op"), r.get("domain")), r["case"])):
+            outcome, message, failure = self.grade(r)
+            text = None
+            if outcome == "failed":
+                text = self.failure_text(failure)
+                message = text.splitlines()[0]
+            elif outcome == "skipped":
+                case = self.cases.get(r["case"])
+                path = case.path if case is not None else root + r["case"]
+                text = f"{path}:0: {message}"
+            rows.append(Testcase(_group(r.get("op"), r.get("domain")), r["case"], r.get("seconds"),
+                                 r["status"], outcome, message, text))
+        write_junit(self.report_dir / JUNIT, rows, self.started, time.time() - self.started)
 
     def _listed_skip(self, case: Case) -> dict | None:
         entry = (self.expectations or {}).get(case.name)
@@ -388,6 +524,8 @@ class Conformance:
         return None
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when == "call":  # the first of each outcome stands in for the quiet ones after it
+            self.stand_in.setdefault("xfailed" if hasattr(report, "wasxfail") else report.outcome, report)
         if self.log is None or report.nodeid in self.recorded:
             return
         name = report.nodeid.rsplit("::", 1)[-1]
@@ -417,7 +555,6 @@ class Conformance:
         if self.dispatch is not None:
             self.dispatch.close()
             self.dispatch = None
-            gc.unfreeze()
         if self.executor is not None:
             self.executor.close()
             self.executor = None
@@ -446,10 +583,11 @@ class Conformance:
             self.run_info["gate"] = {"regressions": self.verdict.regressions,
                                      "fixes": self.verdict.fixes, "stale": self.verdict.stale}
         try:
+            self._write_junit()
             write_matrices(self.results, self.run_info, self.report_dir)
         except Exception as e:
-            # results.jsonl is safe on disk, but a CI job must not go green without its matrices.
-            self.warnings.append(f"reports: could not write the matrices: {type(e).__name__}: {e}")
+            # results.jsonl is safe on disk, but a CI job must not go green without its reports.
+            self.warnings.append(f"reports: could not write junit.xml or the matrices: {type(e).__name__}: {e}")
             if self.verdict is not None and self.verdict.exit_code == baseline.OK:
                 self.verdict.exit_code = session.exitstatus = baseline.SETUP_ERROR
                 self.run_info["exit_code"] = baseline.SETUP_ERROR
@@ -479,11 +617,11 @@ class Conformance:
             tr.write_line(f"conformance: run did not finish; resume with --resume "
                           f"(results so far in {self.report_dir / RESULTS})", red=True)
 
-    def reproduce(self, case: Case) -> str:
+    def reproduce(self, name: str) -> str:
         words = ["run-conformance", "--backend", self.backend, "--cases", str(self.root)]
         for key, value in self.options.items():
             words += ["--backend-option", f"{key}={value}"]
-        words += ["-k", case.name]
+        words += ["-k", name]
         return " ".join(shlex.quote(w) for w in words)
 
 
@@ -498,8 +636,7 @@ class Corpus(pytest.Directory):
                 continue  # another shard's case
             if state.ops and case.op not in state.ops:
                 continue
-            op = case.op or "unknown"
-            groups.setdefault(f"{case.domain}.{op}" if case.domain else op, []).append(case)
+            groups.setdefault(_group(case.op, case.domain), []).append(case)
         for op in sorted(groups):
             group = OpGroup.from_parent(self, name=op, nodeid=op)
             group.cases = groups[op]
@@ -538,36 +675,20 @@ class CaseItem(pytest.Item):
 
     def runtest(self) -> None:
         state = self.config.pluginmanager.get_plugin(PLUGIN_NAME)
-        result = state.execute(self.case)  # JSON-ready: the executor made it so (plain)
+        # run already when the run's own loop saw that its outcome is one pytest reports in full
+        result = self.__dict__.pop("ran", None) or state.execute(self.case)
         if not state.is_worker:
             state.answered[self.nodeid] = result
         carried = {k: result[k] for k in CARRIED if result.get(k) is not None}
         self.user_properties.append((PROPERTY, json.dumps(carried, separators=(",", ":"))))
-        status = self.status = result["status"]
-        # pytest's own outcome says what the gate says: a status its baseline entry expects is an
-        # expected failure (no FAILED block), a pass the baseline does not expect fails as a strict
-        # XPASS unless --allow-fixes; only regressions print as failures.
-        entry = (state.expectations or {}).get(self.case.name)
-        # --update-expectations rewrites the baseline from this run: every outcome is the expected one.
-        updating = self.config.getoption("conformance_update_expectations")
-        expected = updating or (entry is not None and (status == entry.status or entry.status == "flaky"))
-        if not expected and entry is not None and baseline.is_fix(status, entry):
-            if not self.config.getoption("conformance_allow_fixes"):
-                what = "passed" if status == "pass" else f"{status} ({result.get('detail') or ''})"
-                raise CaseFailed(dict(result, detail=f"XPASS(strict): {what}, but the baseline expects "
-                                                     f"{entry.status} ({entry.reason}); --allow-fixes accepts it, "
-                                                     f"--update-expectations {'removes the entry' if status == 'pass' else 'records it'}"))
-            return
-        accepted = baseline.accepted(state.expectations, self.config.getoption("conformance_strict"))
-        # a pass, or a warn the run accepts, is a pass to pytest (JUnit's status property keeps the warn)
-        if status == "pass" or (status == "warn" and entry is None and status in accepted):
-            return
-        if status in ("unsupported", "skip") and (expected or (entry is None and status in accepted)):
-            pytest.skip(f"{status}: {result.get('detail') or ''}")
-        if expected:
-            why = entry.reason if entry is not None and entry.reason else result.get("detail") or ""
-            pytest.xfail(f"{status}, as the baseline expects: {why}")
-        raise CaseFailed(result)
+        self.status = result["status"]
+        outcome, reason, failure = state.grade(result)
+        if outcome == "failed":
+            raise CaseFailed(failure)
+        if outcome == "skipped":
+            pytest.skip(reason)
+        if outcome == "xfailed":
+            pytest.xfail(reason)
 
     def repr_failure(self, excinfo, style=None):
         if excinfo.errisinstance(pytest.xfail.Exception):
@@ -576,15 +697,17 @@ class CaseItem(pytest.Item):
             return str(excinfo.value)
         if not isinstance(excinfo.value, CaseFailed):
             return super().repr_failure(excinfo, style)
-        r, c = excinfo.value.result, self.case
-        version = c.since_version or c.opset
-        where = " ".join(str(x) for x in (f"{c.op}-{version}" if version else c.op, c.dtype,
-                                          c.example) if x)
-        state = self.config.pluginmanager.get_plugin(PLUGIN_NAME)
-        return f"{where}: {r['status']}: {r.get('detail')}\nreproduce: {state.reproduce(c)}"
+        return self.config.pluginmanager.get_plugin(PLUGIN_NAME).failure_text(excinfo.value.result)
 
     def reportinfo(self):
         return self.path, None, self.name
+
+
+def _group(op: str | None, domain: str | None) -> str:
+    """The collector a case's item sits in, and its junit classname: the operator, domain-qualified
+    outside ai.onnx."""
+    op = op or "unknown"
+    return f"{domain}.{op}" if domain else op
 
 
 def shown(path) -> str:

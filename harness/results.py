@@ -26,6 +26,8 @@ FIELDS = (
     "seconds",
 )
 RESULTS = "results.jsonl"
+# One encoder for every line: json.dumps builds a new one per call when given any option.
+_encode = json.JSONEncoder(ensure_ascii=False).encode
 RUN = "run.json"
 
 
@@ -117,6 +119,7 @@ class ResultsLog:
     """
 
     FLUSH_SECONDS = 0.5
+    IDLE_FLUSH_SECONDS = 0.05
 
     def __init__(self, path: Path, resume: bool):
         self.path = Path(path)
@@ -128,15 +131,21 @@ class ResultsLog:
                 os.truncate(self.path, good)
         self._file = open(self.path, "a" if resume else "w", encoding="utf-8")
         self.written: list[dict] = []
-        self._pending: list[str] = []
+        self._pending: list[dict] = []
         self._flushed = time.monotonic()
 
     def append(self, result: dict) -> None:
         get = result.get
         record = {k: v if type(v) in _PLAIN else plain(v) for k, v in ((k, get(k)) for k in FIELDS)}
-        self._pending.append(json.dumps(record, ensure_ascii=False) + "\n")
+        self._pending.append(record)
         self.written.append(record)
         if time.monotonic() - self._flushed >= self.FLUSH_SECONDS:
+            self.flush()
+
+    def idle(self) -> None:
+        """The run is about to wait for a result: a good moment to write, unless it just did (a
+        run that waits between most cases would otherwise write a line at a time)."""
+        if time.monotonic() - self._flushed >= self.IDLE_FLUSH_SECONDS:
             self.flush()
 
     def flush(self) -> None:
@@ -144,8 +153,9 @@ class ResultsLog:
         self._flushed = time.monotonic()
         if not self._pending:
             return
+        text = "".join([_encode(r) + "\n" for r in self._pending])
         with _signals_held():  # Ctrl-C or SIGTERM lands before or after the batch, not inside
-            self._file.write("".join(self._pending))
+            self._file.write(text)
             self._file.flush()
             self._pending.clear()
 

@@ -358,3 +358,58 @@ def test_cpu_stamp_names_the_model_and_the_kernel_flags(tmp_path):
     assert cpu_info(str(info)) == {"cpu": "Some CPU 9000",
                                    "cpu_features": ["sse4_2", "avx2", "avx512f", "avx512_bf16"]}
     assert cpu_info(str(tmp_path / "absent")) == {}
+
+
+def _junit_cases(path: Path) -> dict[str, bytes]:
+    suite = ET.parse(path).getroot().find("testsuite")
+    out = {}
+    for tc in suite.iter("testcase"):
+        tc.attrib.pop("time")
+        out[tc.get("name")] = ET.tostring(tc)
+    return out
+
+
+def test_counted_outcomes_report_as_pytest_would_have(tmp_path):
+    """A case pytest would only count (a pass, an expected failure, a skip) is counted by the run
+    itself; with -v every case goes through pytest's reporting. Both runs must say the same: the
+    same summary line, the same junit.xml testcases, the same results."""
+    adds = [f"test_add_{k:02d}" for k in range(12)]
+    corpus = build_corpus(tmp_path / "cases", adds=adds, reduce_sums=["test_reduce_sum_ok"], index=True)
+    behaviours = {"test_add_03": "wrong_values", "test_add_04": "notimpl", "test_add_05": "notimpl",
+                  "test_add_07": "load_error", "test_add_08": "error", "test_add_09": "wrong_shape"}
+    baseline = tmp_path / "expected.txt"
+    baseline.write_text("test_add_04,unsupported,known\ntest_add_05,unsupported,known\n"
+                        "test_add_07,error,known\ntest_add_08,error,known\ntest_add_09,fail,known\n")
+    runs = {}
+    for mode in ("quiet", "verbose"):
+        proc = run_cli("--backend", TOY, "--cases", str(corpus), "--report-dir", mode, *options(behaviours),
+                       "--expectations", str(baseline), *(["-v"] if mode == "verbose" else []), cwd=tmp_path)
+        assert proc.returncode == 1, proc.stdout + proc.stderr  # test_add_03 regressed
+        runs[mode] = proc.stdout
+    summary = [ln for ln in runs["quiet"].splitlines() if " in " in ln and "passed" in ln][-1]
+    assert "1 failed, 7 passed, 2 skipped, 3 xfailed" in summary, runs["quiet"]
+    assert "1 failed, 7 passed, 2 skipped, 3 xfailed" in runs["verbose"].splitlines()[-1]
+    assert "FAILED Add::test_add_03" in runs["quiet"] and "reproduce: run-conformance" in runs["quiet"]
+    quiet, verbose = _junit_cases(tmp_path / "quiet" / "junit.xml"), _junit_cases(tmp_path / "verbose" / "junit.xml")
+    assert quiet == verbose and len(quiet) == 13
+    strip = lambda rows: [{k: v for k, v in r.items() if k != "seconds"} for r in rows]  # noqa: E731
+    assert strip(read_jsonl(tmp_path / "quiet" / "results.jsonl")) == \
+        strip(read_jsonl(tmp_path / "verbose" / "results.jsonl"))
+
+
+def test_last_failed_forgets_a_case_that_now_passes_quietly(corpus, tmp_path):
+    """--lf reads pytest's cache: a case that failed and then passes, even as a counted (not
+    reported) pass, leaves it, so the next --lf has nothing to rerun but runs everything."""
+    bad = ["--backend-option", "test_add_b=wrong_values", "--backend-option", "test_reduce_sum_keepdims=abort"]
+    assert run_cli("--backend", TOY, "--cases", str(corpus), "--report-dir", "r", *bad,
+                   cwd=tmp_path).returncode == 1
+    cache = tmp_path / "r" / ".pytest_cache" / "v" / "cache" / "lastfailed"
+    assert sorted(json.loads(cache.read_text())) == ["Add::test_add_b", "ReduceSum::test_reduce_sum_keepdims"]
+    # test_add_a's pass is reported in full (the first pass), test_add_b's after it only counted
+    proc = run_cli("--backend", TOY, "--cases", str(corpus), "--report-dir", "r",
+                   "--backend-option", "test_reduce_sum_keepdims=abort", cwd=tmp_path)
+    assert proc.returncode == 1
+    assert sorted(json.loads(cache.read_text())) == ["ReduceSum::test_reduce_sum_keepdims"]
+    proc = run_cli("--backend", TOY, "--cases", str(corpus), "--report-dir", "r", "--lf", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout
+    assert [r["case"] for r in read_jsonl(tmp_path / "r" / "results.jsonl")] == ["test_reduce_sum_keepdims"]

@@ -1,0 +1,71 @@
+"""junit.xml: one testcase per case, written once when a run ends, from its records.
+
+The layout is pytest's own (`--junitxml`), so a CI system reads it the same way: testcase
+classname is the operator (as the item's node id names it), name is the case; a regression is a
+<failure>, a status the baseline expects an xfail <skipped>, an unsupported or skipped case a skip
+<skipped>; a status other than pass is a `status` property. merge-reports joins the shards' files.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Iterable, NamedTuple
+from xml.sax.saxutils import escape, quoteattr
+
+JUNIT = "junit.xml"
+SUITE = "onnx-conformance"
+
+
+class Testcase(NamedTuple):
+    classname: str
+    name: str
+    seconds: float | None
+    status: str  # the harness's status (a property when not pass)
+    outcome: str  # pytest's: passed, failed, skipped or xfailed
+    message: str | None = None  # the skip or xfail reason, or the failure's first line
+    text: str | None = None  # a failure's full text, or a skip's location line
+
+
+def write_junit(path: Path, cases: Iterable[Testcase], started: float, seconds: float) -> None:
+    """`started` and `seconds`: the run's start (epoch seconds) and wall time. The file is written
+    whole, then moved into place: a reader never sees half of one."""
+    body, counts = [], {"failed": 0, "skipped": 0, "tests": 0}
+    for c in cases:
+        counts["tests"] += 1
+        head = f"<testcase classname={quoteattr(c.classname)} name={quoteattr(c.name)} time=\"{c.seconds or 0.0:.3f}\""
+        inner = []
+        if c.status != "pass":
+            inner.append(f'<properties><property name="status" value={quoteattr(c.status)} /></properties>')
+        if c.outcome == "failed":
+            counts["failed"] += 1
+            inner.append(f"<failure message={quoteattr(_clean(c.message or ''))}>{escape(_clean(c.text or ''))}</failure>")
+        elif c.outcome in ("skipped", "xfailed"):
+            counts["skipped"] += 1
+            kind = "pytest.xfail" if c.outcome == "xfailed" else "pytest.skip"
+            attrs = f"type=\"{kind}\" message={quoteattr(_clean(c.message or ''))}"
+            inner.append(f"<skipped {attrs}>{escape(_clean(c.text))}</skipped>" if c.text else f"<skipped {attrs} />")
+        body.append(f"{head}>{''.join(inner)}</testcase>" if inner else f"{head} />")
+    stamp = datetime.fromtimestamp(started, timezone.utc).isoformat()
+    suite = (f"<testsuite name=\"{SUITE}\" errors=\"0\" failures=\"{counts['failed']}\" "
+             f"skipped=\"{counts['skipped']}\" tests=\"{counts['tests']}\" time=\"{seconds:.3f}\" "
+             f"timestamp=\"{stamp}\" hostname={quoteattr(socket.gethostname())}>")
+    text = (f'<?xml version="1.0" encoding="utf-8"?><testsuites name="{SUITE}">{suite}'
+            + "".join(body) + "</testsuite></testsuites>\n")
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+# What XML 1.0 cannot hold, even escaped (most control characters, lone surrogates): a backend's
+# message may, and it is written as \xNN (or \uNNNN) instead.
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _clean(text: str) -> str:
+    return _NOT_XML.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 256
+                        else f"\\u{ord(m.group()):04x}", text)
