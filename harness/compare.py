@@ -162,7 +162,17 @@ def _kind(x: Any) -> str:
     return type(x).__name__
 
 
+_NAMES: dict[np.dtype, str] = {}  # numpy dtype -> its ONNX name, looked up once per dtype
+
+
 def _name(dtype: np.dtype) -> str:
+    name = _NAMES.get(dtype)
+    if name is None:
+        name = _NAMES[dtype] = _name_of(dtype)
+    return name
+
+
+def _name_of(dtype: np.dtype) -> str:
     if dtype.kind in "OUS":
         return "string"
     try:

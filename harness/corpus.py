@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 import re
+import sys
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
@@ -19,6 +20,9 @@ EXPECT_OUTPUT = "expect-output"
 EXPECT_ERROR = "expect-error"
 
 _NUMBERED = re.compile(r"^(?:test_data_set|input|output)_(\d+)(?:\.pb)?$")
+# In safety.check_case's `parsed`: [(set name, input file names, output file names)], in order,
+# as the checks listed them (no path of a test-data file is a bare word, so the keys cannot meet).
+SET_FILES = "sets"
 
 
 class CorpusError(Exception):
@@ -69,30 +73,48 @@ def find_cases(root: Path) -> list[Case]:
         raise CorpusError(f"cases directory {root} does not exist")
     from onnx_conformance.harness.safety import symlink_leaving
 
-    found: dict[str, Path] = {}
+    index = _read_index(root)
+    found: dict[str, str] = {}
     unsafe: dict[str, str] = {}  # folders that are symlinks out of the corpus: reported, not read
 
-    def add(case_dir: Path) -> None:
-        name = case_dir.name
+    def add(case_dir: str) -> None:
+        name = os.path.basename(case_dir)
         if name in found:
             raise CorpusError(f"two cases are named {name}: {found[name]} and {case_dir}")
         found[name] = case_dir
 
-    for dirpath, dirnames, filenames in os.walk(root):
-        if MODEL in filenames:
-            add(Path(dirpath))
-            dirnames[:] = []  # a case's own test_data_set_* folders hold no further cases
+    # Depth first, in name order, as os.walk would, but each folder listed once with os.scandir
+    # (a symlink is known from the listing, no lstat per folder), and a folder the index names is
+    # a case without being listed itself: its files are checked when it runs (harness/safety.py),
+    # and a corpus of 86,000 cases is not 86,000 listings before the first one starts.
+    stack = [str(root)]
+    while stack:
+        folder = stack.pop()
+        try:
+            with os.scandir(folder) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:
+            continue  # as os.walk: a folder that cannot be listed holds no case we can run
+        if any(e.name == MODEL and not e.is_dir() for e in entries):
+            add(folder)  # a case's own test_data_set_* folders hold no further cases
             continue
-        dirnames.sort()
-        for d in dirnames:  # os.walk does not follow these; each is reported, never read
-            target = symlink_leaving(str(root), os.path.join(dirpath, d))
-            if target is not None:
-                add(Path(dirpath) / d)
-                unsafe[d] = f"case directory is a symlink to {target!r}, outside the corpus"
+        below = []
+        for e in entries:
+            if e.is_symlink():  # never followed; one leading out of the corpus is reported, never read
+                if e.is_dir():
+                    target = symlink_leaving(str(root), e.path)
+                    if target is not None:
+                        add(e.path)
+                        unsafe[e.name] = f"case directory is a symlink to {target!r}, outside the corpus"
+            elif e.is_dir(follow_symlinks=False):
+                if index is not None and e.name in index:
+                    add(e.path)
+                else:
+                    below.append(e.path)
+        stack.extend(reversed(below))
 
     if not found:
         raise CorpusError(f"no cases under {root}: no folder there holds a {MODEL}")
-    index = _read_index(root)
     cases = []
     if index is not None:
         missing = sorted(set(index) - set(found))
@@ -123,7 +145,7 @@ def _read_index(root: Path) -> dict | None:
         raise CorpusError(f"{path} is not a corpus index ({type(e).__name__}: {e})") from e
 
 
-def _from_index(name: str, case_dir: Path, entry: dict) -> Case:
+def _from_index(name: str, case_dir: str, entry: dict) -> Case:
     return Case(
         name=name,
         path=str(case_dir),
@@ -141,12 +163,12 @@ def _from_index(name: str, case_dir: Path, entry: dict) -> Case:
     )
 
 
-def _unknown(name: str, case_dir: Path) -> Case:
+def _unknown(name: str, case_dir: str) -> Case:
     return Case(name=name, path=str(case_dir), op=None, opset=None, since_version=None,
                 dtype=None, example=name)
 
 
-def _inferred(name: str, case_dir: Path) -> Case:
+def _inferred(name: str, case_dir: str) -> Case:
     """Facts read from the model itself, for corpora without an index (onnx's own data/node)."""
     from onnx import defs
 
@@ -265,7 +287,8 @@ def data_sets(case_dir: str, types: tuple[list, list] | None = None,
 
     `types` (from value_types) says which files hold sequences, optionals or maps; without it,
     every file is a TensorProto. `parsed` ({"test_data_set_0/input_0.pb": TensorProto}, as
-    safety.check_case keeps them) holds tensors already read and checked: used, not read again."""
+    safety.check_case keeps them) holds tensors already read and checked: used, not read again;
+    and, under SET_FILES, the folders and files as the checks listed them: not listed again."""
     in_types, out_types = types or ([], [])
     parsed = parsed or {}
 
@@ -273,15 +296,49 @@ def data_sets(case_dir: str, types: tuple[list, list] | None = None,
         type_proto = declared[k] if k < len(declared) else None
         tensor = parsed.get(f"{set_name}/{file_name}")
         if tensor is not None and (type_proto is None or type_proto.WhichOneof("value") in (None, "tensor_type")):
-            from onnx import numpy_helper
-
-            return numpy_helper.to_array(tensor), name_of(tensor.data_type)
+            return tensor_array(tensor), _type_name(tensor.data_type)
         return read_value(os.path.join(case_dir, set_name, file_name), type_proto)
 
+    listed = parsed.get(SET_FILES)
+    if listed is None:
+        listed = []
+        for set_name in _numbered(os.listdir(case_dir), "test_data_set_"):
+            files = os.listdir(os.path.join(case_dir, set_name))
+            listed.append((set_name, _numbered(files, "input_"), _numbered(files, "output_")))
     sets = []
-    for set_name in _numbered(os.listdir(case_dir), "test_data_set_"):
-        files = os.listdir(os.path.join(case_dir, set_name))
-        inputs = [value(set_name, n, in_types, k)[0] for k, n in enumerate(_numbered(files, "input_"))]
-        outs = [value(set_name, n, out_types, k) for k, n in enumerate(_numbered(files, "output_"))]
+    for set_name, in_names, out_names in listed:
+        inputs = [value(set_name, n, in_types, k)[0] for k, n in enumerate(in_names)]
+        outs = [value(set_name, n, out_types, k) for k, n in enumerate(out_names)]
         sets.append(DataSet(set_name, inputs, [a for a, _ in outs], [t for _, t in outs]))
     return sets
+
+
+_NAMES: dict[int, str] = {}  # data type -> its ONNX name, looked up once each
+_RAW: dict[int, np.dtype | None] = {}  # data type -> numpy dtype when raw_data is one per element
+
+
+def _type_name(data_type: int) -> str:
+    name = _NAMES.get(data_type)
+    if name is None:
+        name = _NAMES[data_type] = name_of(data_type)
+    return name
+
+
+def tensor_array(tensor) -> np.ndarray:
+    """numpy_helper.to_array's array, the same dtype, shape and values (read-only, as its own),
+    with the per-call type look-ups done once per type for the common raw_data tensor."""
+    from onnx import numpy_helper
+
+    data_type = tensor.data_type
+    if data_type not in _RAW:
+        from onnx import TensorProto, helper
+
+        plain = data_type not in (TensorProto.UNDEFINED, TensorProto.STRING, TensorProto.INT4,
+                                  TensorProto.UINT4, TensorProto.FLOAT4E2M1, TensorProto.UINT2,
+                                  TensorProto.INT2, TensorProto.FLOAT6E2M3, TensorProto.FLOAT6E3M2)
+        _RAW[data_type] = np.dtype(helper.tensor_dtype_to_np_dtype(data_type)) if plain else None
+    dtype = _RAW[data_type]
+    if (dtype is None or sys.byteorder == "big" or not tensor.HasField("raw_data")
+            or tensor.external_data or tensor.data_location or tensor.HasField("segment")):
+        return numpy_helper.to_array(tensor)
+    return np.frombuffer(tensor.raw_data, dtype=dtype).reshape(tensor.dims)

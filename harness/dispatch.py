@@ -12,6 +12,8 @@ case (measured in the README, `python bench/bench_run.py`).
 from __future__ import annotations
 
 import collections
+import math
+import select
 import time
 from multiprocessing.connection import wait
 from typing import Callable
@@ -38,6 +40,10 @@ class Dispatch:
         self._ready: dict[str, tuple[dict, Executor]] = {}  # answered, not yet asked for
         self._reruns = reruns
         self._idle = idle
+        # One poll object for the whole run (multiprocessing's wait builds a selector per call),
+        # watching the file descriptors of the executors that have cases out.
+        self._poller = select.poll() if hasattr(select, "poll") else None
+        self._polled: set[int] = set()
         self.executors: list[Executor] = [spare] if spare is not None else []
         while len(self.executors) < max(1, min(workers, len(cases))):
             executor = make_executor()
@@ -93,11 +99,25 @@ class Dispatch:
             watched = [e.connection for e in self.executors if e.pending and e.connection is not None]
             if watched or deadlines:
                 timeout = max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
-                wait(watched, timeout)
+                self._wait(watched, timeout)
         for executor in self.executors:
             for message, result in executor.collect():
                 self._ready[message["name"]] = (result, executor)
         self._feed()
+
+    def _wait(self, connections: list, timeout: float | None) -> None:
+        """Until one of `connections` has something to read, or `timeout` seconds have passed."""
+        if self._poller is None:
+            wait(connections, timeout)
+            return
+        fds = {c.fileno() for c in connections}
+        for fd in self._polled - fds:
+            self._poller.unregister(fd)
+        for fd in fds - self._polled:
+            self._poller.register(fd, select.POLLIN)
+        self._polled = fds
+        # Rounded up: a deadline is not woken for early, only to find it has not passed yet.
+        self._poller.poll(None if timeout is None else math.ceil(timeout * 1000))
 
     def close(self) -> None:
         """Stop: cases not started are dropped; cases in flight end with their executors, killed;

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import collections
+import math
 import multiprocessing
+import multiprocessing.connection
 import os
+import select
 import signal
 import sys
-import threading
+import tempfile
 import time
 from typing import Any
 
@@ -22,13 +25,12 @@ STAGE_NAMES = {LOAD: "load", RUN: "run", COMPARE: "compare"}
 GRACE_SECONDS = 0.5
 DETAIL_LIMIT = 800
 TAIL_BYTES = 8192  # of the backend's stdout/stderr, kept for a crash report
+# The child's stdout/stderr file is emptied at the start of a case once it holds more than this.
+LOG_BOUND = 1 << 20
 # Where the backend may run out of memory in a way that does not raise MemoryError in Python.
 _OUT_OF_MEMORY = ("MemoryError", "bad_alloc", "Cannot allocate memory", "out of memory")
 LIMITS = safety.Limits()  # the executor's own, set by _serve from --memory-limit
 EXITING = "_executor_exits"  # in a result: the child ends after sending it
-# Written by the child to its stderr before each case: the parent keeps only what follows the last
-# one, so a crash report quotes the crashing case's words, not an earlier case's.
-CASE_MARK = b"\x1e\x1fconformance: next case\x1f\x1e"
 
 
 def _message(case) -> dict:
@@ -199,14 +201,16 @@ def _classify(adapter, exc: BaseException, stage: str) -> str:
 
 
 def _serve(conn, backend: str, options: dict, stage, log, memory_limit: int | None = None,
-           parent: int | None = None) -> None:
+           parent: int | None = None, mark=None) -> None:
     global LIMITS
     _die_with(parent)
     if hasattr(signal, "pthread_sigmask"):  # started from a dispatch thread, which blocks these
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
-    # The backend's own stdout/stderr go to a pipe the parent drains as it fills, keeping the
-    # last few KB: a crash report carries the backend's last words (an abort message, a CUDA
-    # error), and a backend printing megabytes neither blocks nor piles up anywhere.
+    # The backend's own stdout/stderr go to an unlinked file the parent also holds: a crash
+    # report carries the backend's last words (an abort message, a CUDA error), read from where
+    # the crashing case began (`mark`, kept in shared memory: nothing is written or woken per
+    # case), and a backend printing megabytes never blocks; the file is emptied between cases
+    # once it holds more than LOG_BOUND, and is gone with the processes holding it.
     os.dup2(log.fileno(), 1)
     os.dup2(log.fileno(), 2)
     log.close()
@@ -236,17 +240,29 @@ def _serve(conn, backend: str, options: dict, stage, log, memory_limit: int | No
             return
         # One case, or a batch of them answered one result each, in order (Executor.submit).
         for case in (message if isinstance(message, list) else [message]):
-            if not _answer(conn, adapter, case, stage, memory_limit):
+            if not _answer(conn, adapter, case, stage, memory_limit, mark):
                 return
 
 
-def _answer(conn, adapter, case: dict, stage, memory_limit: int | None) -> bool:
+def _case_starts(mark) -> None:
+    """Where this case's words begin in the stdout/stderr file, for the parent to read from
+    should the case kill this process; an earlier case's words are dropped once they pass
+    LOG_BOUND (fds 1 and 2 share one file offset: both move back with it)."""
+    try:
+        where = os.lseek(1, 0, os.SEEK_CUR)
+        if where > LOG_BOUND:
+            os.ftruncate(1, 0)
+            where = os.lseek(1, 0, os.SEEK_SET)
+    except OSError:  # not the file _serve set up (run_case called in-process): nothing kept
+        return
+    mark.value = where
+
+
+def _answer(conn, adapter, case: dict, stage, memory_limit: int | None, mark=None) -> bool:
     """Run one case and send its result; False when this process must end (out of memory, or
     the parent is gone)."""
-    try:  # the parent keeps only what the backend writes after this mark (its last words)
-        os.write(2, CASE_MARK)
-    except OSError:
-        pass
+    if mark is not None:
+        _case_starts(mark)
     out_of_memory = False
     try:
         result = run_case(adapter, case, stage)
@@ -261,11 +277,15 @@ def _answer(conn, adapter, case: dict, stage, memory_limit: int | None) -> bool:
                             detail=memory_detail(memory_limit, where, "MemoryError"))
         result[EXITING] = True  # so the parent waits for this process, not sends it more
     try:  # JSON-ready here, where the case ran, not in the one process that reports them all
-        conn.send({k: plain(v) for k, v in result.items()})
+        conn.send({k: v if type(v) in _PLAIN or (type(v) is float and math.isfinite(v)) else plain(v)
+                   for k, v in result.items()})
     except OSError:
         return False
     # A process that ran out is not trusted with the next case: start afresh.
     return not out_of_memory
+
+
+_PLAIN = {str, int, bool, type(None)}  # what plain() gives back as it is
 
 
 def memory_detail(limit: int | None, where: str | None, what: str) -> str:
@@ -323,8 +343,9 @@ class Executor:
         self.info: dict | None = None
         self._proc = None
         self._conn = None
+        self._poller = None  # select.poll on _conn: an answer waiting, without a selector per look
         self._stage = None
-        self._tail: _Tail | None = None
+        self._tail: _Tail | None = None  # the child's stdout/stderr, for its last words
         self._stopped = False
         self._launched = 0.0  # when the child was started; until it is ready, its deadline counts from here
         self.pending: collections.deque = collections.deque()  # sent, not yet answered, in order
@@ -346,16 +367,29 @@ class Executor:
         # runtime's) threads can deadlock on locks those threads held.
         ctx = multiprocessing.get_context("spawn")
         self._stage = ctx.RawValue("b", IDLE)
+        mark = ctx.RawValue("q", 0)
+        if self._tail is not None:
+            self._tail.close()
+            self._tail = None
+        try:
+            tail = _Tail(mark)
+        except OSError as e:
+            raise BackendUnavailable(f"cannot make the executor's output file: {e.strerror}") from None
         parent, child = ctx.Pipe()
-        log_read, log_write = ctx.Pipe(duplex=False)
+        log_write = multiprocessing.connection.Connection(os.dup(tail.fd))  # carries the fd over
         proc = ctx.Process(target=_serve, name="conformance-executor",
                            args=(child, self.backend, self.options, self._stage, log_write,
-                                 self.memory_limit, os.getpid()))
-        proc.start()
-        child.close()
-        log_write.close()
-        self._tail = _Tail(log_read)
+                                 self.memory_limit, os.getpid(), mark))
+        try:
+            proc.start()
+        finally:
+            child.close()
+            log_write.close()
+        self._tail = tail
         self._proc, self._conn = proc, parent
+        if hasattr(select, "poll"):
+            self._poller = select.poll()
+            self._poller.register(parent.fileno(), select.POLLIN)
         self.info = None
         self._launched = time.monotonic()
 
@@ -442,7 +476,7 @@ class Executor:
                     break
                 continue
             try:
-                if not self._conn.poll(0):
+                if not self._answered():
                     if time.monotonic() - self._since > self.timeout:
                         out.append(self._lost(answered=False))
                     break
@@ -458,6 +492,12 @@ class Executor:
                 break
             out.append((message, result))
         return out
+
+    def _answered(self) -> bool:
+        """Whether the child's next message (or its end: the pipe closing) is there to read."""
+        if self._poller is None:
+            return self._conn.poll(0)
+        return bool(self._poller.poll(0))
 
     def run(self, case) -> dict:
         """The result of one case (a corpus.Case); crash and timeout are results, not raises."""
@@ -524,6 +564,9 @@ class Executor:
             self._proc.join(2)
         self._kill()
         self.pending.clear()
+        if self._tail is not None:
+            self._tail.close()
+            self._tail = None
 
     def terminate(self) -> None:
         """When a run is cut short: kill the child now, mid-case if need be, and start no other."""
@@ -557,42 +600,33 @@ class Executor:
             self._conn.close()
         if self._proc is not None and not self._proc.is_alive():
             self._proc.close()
-        self._proc = self._conn = None
+        self._proc = self._conn = self._poller = None
         self.info = None
 
 
 class _Tail:
-    """The last TAIL_BYTES the child wrote to stdout/stderr, drained by a thread as they come."""
+    """The child's stdout/stderr: an unlinked file both hold (one open file, so one offset, which
+    only the child moves), and `mark`, where the case the child is running began in it. Nothing
+    is read until the child has died: then the last TAIL_BYTES from the mark are its last words."""
 
-    def __init__(self, conn):
-        self._conn = conn  # the read end; only the thread touches it, and closes it at EOF
-        self._data = bytearray()
-        self._lock = threading.Lock()
-        self._thread = threading.Thread(target=self._drain, name="conformance-executor-log",
-                                        daemon=True)
-        self._thread.start()
+    def __init__(self, mark):
+        with tempfile.TemporaryFile(prefix="conformance-executor-") as f:
+            self.fd = os.dup(f.fileno())  # not inherited by other children
+        self._mark = mark
 
-    def _drain(self) -> None:
-        fd = self._conn.fileno()
+    def text(self) -> str:
+        """What the running case (or the start-up, before any case) has written, its end."""
+        if self.fd < 0:
+            return ""
         try:
-            while True:
-                chunk = os.read(fd, 1 << 16)
-                if not chunk:  # every writer is gone: the child has exited
-                    return
-                with self._lock:
-                    self._data += chunk
-                    mark = self._data.rfind(CASE_MARK)
-                    if mark >= 0:  # what an earlier case said is not this one's last words
-                        del self._data[:mark + len(CASE_MARK)]
-                    if len(self._data) > 2 * TAIL_BYTES:
-                        del self._data[:-TAIL_BYTES]
+            size = os.fstat(self.fd).st_size
+            start = max(min(self._mark.value, size), size - TAIL_BYTES)
+            data = os.pread(self.fd, size - start, start) if size > start else b""
         except OSError:
-            return
-        finally:
-            self._conn.close()
+            return ""
+        return data.decode("utf-8", "replace")
 
-    def text(self, wait: float = 1.0) -> str:
-        """What is kept, after waiting (briefly) for a dead child's last bytes to arrive."""
-        self._thread.join(wait)
-        with self._lock:
-            return bytes(self._data[-TAIL_BYTES:]).decode("utf-8", "replace")
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1

@@ -23,7 +23,7 @@ import re
 import stat
 from dataclasses import dataclass
 
-from onnx_conformance.harness.corpus import EXPECT_ERROR, MODEL, _numbered
+from onnx_conformance.harness.corpus import _NUMBERED, EXPECT_ERROR, MODEL, SET_FILES, _numbered
 
 # One serialized protobuf message cannot exceed 2 GiB (protobuf's own limit), so no model.onnx or
 # .pb file can legitimately be larger; larger weights live in external data, which the harness
@@ -61,7 +61,9 @@ def check_case(case_dir: str, kind: str | None = None, limits: Limits = Limits()
     """The case's ModelProto (external data not loaded) once every check passed; UnsafeCase if not.
 
     `parsed`, when given, receives each test-data TensorProto as checked, by its path in the case
-    ("test_data_set_0/input_0.pb"): what runs is then the bytes checked (corpus.data_sets)."""
+    ("test_data_set_0/input_0.pb"), and under corpus.SET_FILES each test_data_set_N's name with
+    its input and output file names in order: what runs is then the bytes checked, from the
+    listings checked (corpus.data_sets)."""
     case = _CaseDir(case_dir, limits)
     case.parsed = parsed
     model = case.model()
@@ -100,6 +102,34 @@ def _onnx_types() -> frozenset[int]:
     return frozenset(TensorProto.DataType.values())
 
 
+# What check_tensor needs of an element type, looked up once per type: its lower-case name and
+# its storage (sub-byte bits; else bytes per element, then the typed field it may use instead of
+# raw_data). Filled as types are met; a lookup that raises is not kept, so it raises again.
+_NAMES: dict[int, str] = {}
+_ITEMSIZES: dict[int, int] = {}
+_FIELDS: dict[int, str] = {}
+_EXTERNAL = 1  # TensorProto.EXTERNAL (onnx.proto's DataLocation)
+_OPEN_FLAGS = (os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) |
+               getattr(os, "O_NOFOLLOW", 0))
+_ONNX = None  # the onnx module, imported on first use (importing this module stays light)
+
+
+def _onnx():
+    global _ONNX
+    if _ONNX is None:
+        import onnx
+
+        _ONNX = onnx
+    return _ONNX
+
+
+def _type_name(data_type: int) -> str:
+    name = _NAMES.get(data_type)
+    if name is None:
+        name = _NAMES[data_type] = _onnx().TensorProto.DataType.Name(data_type).lower()
+    return name
+
+
 def _inside(real_root: str, real_path: str) -> bool:
     return real_path == real_root or real_path.startswith(real_root.rstrip(os.sep) + os.sep)
 
@@ -116,10 +146,19 @@ class _CaseDir:
 
     def __init__(self, case_dir: str, limits: Limits):
         self.dir = os.fspath(case_dir)
-        self.real = os.path.realpath(self.dir)
+        self._prefix = os.path.join(self.dir, "")  # what a plain relative path is joined to
+        self._real: str | None = None
         self.limits = limits
         self._listings: dict[str, dict[str, str] | None] = {}
         self.parsed: dict | None = None  # where check_case keeps each checked tensor
+
+    @property
+    def real(self) -> str:
+        """The case directory's real path, resolved only when a symlink inside it must be
+        judged: a path of plain folders and a regular file is opened through `dir` as listed."""
+        if self._real is None:
+            self._real = os.path.realpath(self.dir)
+        return self._real
 
     # -- files -------------------------------------------------------------------------------
 
@@ -129,7 +168,7 @@ class _CaseDir:
         if folder not in self._listings:
             kinds: dict[str, str] | None = {}
             try:
-                with os.scandir(os.path.join(self.real, folder) if folder else self.real) as it:
+                with os.scandir(os.path.join(self.dir, folder) if folder else self.dir) as it:
                     for entry in it:
                         kinds[entry.name] = ("link" if entry.is_symlink() else
                                              "dir" if entry.is_dir(follow_symlinks=False) else
@@ -143,25 +182,27 @@ class _CaseDir:
         """What `rel` is, when no symlink is on the way to it ('absent' when it does not exist);
         None when a symlink is (or the path is not a plain relative one): resolve it."""
         parts = rel.split("/")
-        if any(p in ("", ".", "..") for p in parts):
+        if "" in parts or "." in parts or ".." in parts:
             return None
         folder = ""
+        last = len(parts) - 1
+        listings = self._listings
         for i, part in enumerate(parts):
-            listing = self._listing(folder)
+            listing = listings[folder] if folder in listings else self._listing(folder)
             if listing is None:
                 return None
             kind = listing.get(part, "absent")
             if kind == "link":
                 return None
-            if i == len(parts) - 1 or kind != "dir":
-                return kind if i == len(parts) - 1 else "absent"
+            if i == last or kind != "dir":
+                return kind if i == last else "absent"
             folder = f"{folder}/{part}" if folder else part
         return None
 
     def _resolve(self, rel: str) -> str:
         """The real path of `rel` (relative to the case), refused when it resolves outside."""
         if self._kind(rel) is not None:  # no symlink on the way: it is where it says
-            return os.path.join(self.real, rel)
+            return self._prefix + rel
         path = os.path.join(self.dir, rel)
         real = os.path.realpath(path)
         if _inside(self.real, real):
@@ -187,10 +228,11 @@ class _CaseDir:
             raise UnsafeCase(f"{shown} is not a regular file")
         return real, st.st_size
 
-    def read(self, rel: str) -> bytes:
+    def read(self, rel: str, kind: str | None = None) -> bytes:
+        """`kind`: what _kind(rel) says, when the caller has it from a listing already."""
         limit = self.limits.file_bytes
-        if self._kind(rel) == "file":  # listed as a regular file: open's own fstat says its size
-            real = os.path.join(self.real, rel)
+        if (kind or self._kind(rel)) == "file":  # listed as a regular file: open's own fstat says its size
+            real = self._prefix + rel
         else:
             real, size = self._regular(rel)
             if size > limit:
@@ -199,8 +241,7 @@ class _CaseDir:
         # O_NONBLOCK: should the file have been swapped for a FIFO since it was listed or
         # stat'ed, open still returns at once; O_NOFOLLOW: nor may it have become a symlink.
         try:
-            fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) |
-                         getattr(os, "O_NOFOLLOW", 0))
+            fd = os.open(real, _OPEN_FLAGS)
         except FileNotFoundError:
             raise UnsafeCase(f"{rel} missing") from None
         except OSError as e:
@@ -212,16 +253,21 @@ class _CaseDir:
             if st.st_size > limit:
                 raise UnsafeCase(f"{rel} is {size_text(st.st_size)} bytes, more than the "
                                  f"{size_text(limit)}-byte limit")
-            chunks, left = [], limit + 1
+            # First what fstat says it holds and a byte more (a read of 16 MiB makes a buffer that
+            # size for a file of a few bytes); should that byte come, the file grew: read on.
+            chunks, left, first = [], limit + 1, True
             while left > 0:
-                chunk = os.read(fd, min(left, 1 << 24))
+                chunk = os.read(fd, min(left, st.st_size + 1 if first else 1 << 24, 1 << 24))
                 if not chunk:
                     break
                 chunks.append(chunk)
                 left -= len(chunk)
+                if first and len(chunk) == st.st_size:
+                    break  # all fstat said it holds, in one read: the end, as a next read would say
+                first = False
         finally:
             os.close(fd)
-        data = b"".join(chunks)
+        data = b"".join(chunks) if len(chunks) != 1 else chunks[0]
         if len(data) > limit:
             raise UnsafeCase(f"{rel} grew past the {size_text(limit)}-byte limit while read")
         return data
@@ -246,24 +292,25 @@ class _CaseDir:
     def check_tensor(self, t, rel: str, where: str, base: str) -> None:
         """`where` names the tensor inside `rel` ('' for a .pb file's own tensor); `base` is the
         folder its external data is relative to, relative to the case."""
-        from onnx import TensorProto
-
         head = f"{rel}: {where} " if where else f"{rel}: "
-        if t.data_type == TensorProto.UNDEFINED:
+        data_type = t.data_type
+        if data_type == 0:  # TensorProto.UNDEFINED
             raise UnsafeCase(f"{head}no data type")
-        if t.data_type not in _onnx_types():
-            raise UnsafeCase(f"{head}data type {t.data_type} is not an ONNX type")
-        dtype = TensorProto.DataType.Name(t.data_type).lower()
-        dims = list(t.dims)
-        if any(d < 0 for d in dims):
-            raise UnsafeCase(f"{head}dims {dims} include a negative size")
+        if data_type not in _onnx_types():
+            raise UnsafeCase(f"{head}data type {data_type} is not an ONNX type")
+        dtype = _type_name(data_type)
+        dims = t.dims
+        if dims and min(dims) < 0:
+            raise UnsafeCase(f"{head}dims {list(dims)} include a negative size")
+        dims = list(dims)
         if t.HasField("segment"):
             raise UnsafeCase(f"{head}segmented tensors are not supported")
         count = math.prod(dims)
-        location = next((e.value for e in t.external_data if e.key == "location"), None)
-        external = t.data_location == TensorProto.EXTERNAL
-        if external or location is not None:
-            present = self._external(t, head, base)
+        external = t.data_location == _EXTERNAL
+        if external or t.external_data:
+            location = next((e.value for e in t.external_data if e.key == "location"), None)
+            if external or location is not None:
+                present = self._external(t, head, base)
         if dtype == "string":
             if external:
                 raise UnsafeCase(f"{head}string tensors cannot use external data")
@@ -273,7 +320,13 @@ class _CaseDir:
                                  f"the file holds {held}")
             return
         bits = _SUB_BYTE_BITS.get(dtype)
-        need = -(-count * bits // 8) if bits else count * _itemsize(t.data_type)
+        if bits:
+            need = -(-count * bits // 8)
+        else:
+            itemsize = _ITEMSIZES.get(data_type)
+            if itemsize is None:
+                itemsize = _ITEMSIZES[data_type] = _itemsize(data_type)
+            need = count * itemsize
         if external:
             if need != present:
                 raise UnsafeCase(f"{head}dims {dims} need {size_text(need)} bytes, its "
@@ -283,7 +336,9 @@ class _CaseDir:
                 raise UnsafeCase(f"{head}dims {dims} need {size_text(need)} bytes, the file "
                                  f"holds {size_text(len(t.raw_data))}")
         else:
-            field = _field(t.data_type)
+            field = _FIELDS.get(data_type)
+            if field is None:
+                field = _FIELDS[data_type] = _field(data_type)
             held = len(getattr(t, field))
             values = count * 2 if dtype.startswith("complex") else count
             if bits in (2, 4):  # int32_data carries one packed byte per entry
@@ -345,33 +400,60 @@ class _CaseDir:
         declared = list(graph.input)
         required = [v for v in declared if v.name not in initialized]
         top = self._listing("")
+        listed = None
+        if self.parsed is not None:
+            listed = self.parsed[SET_FILES] = []
+        graph_outputs = list(graph.output)
+        check_type = not expect_error
         for set_name in _numbered(top if top is not None else os.listdir(self.dir), "test_data_set_"):
             kind = self._kind(set_name)
+            plain = None  # the set folder's listing, when no symlink leads to it
             if kind == "dir":
-                files = list(self._listing(set_name) or ())
+                plain = self._listing(set_name)
+                files = list(plain or ())
             else:
                 real = self._resolve(set_name)
                 if not os.path.isdir(real):
                     raise UnsafeCase(f"{set_name} is not a directory")
                 files = os.listdir(real)
-            inputs = self._files(set_name, files, "input")
-            outputs = self._files(set_name, files, "output")
+            inputs, outputs = self._split(set_name, files)
             if not required_count_ok(len(inputs), len(required), len(declared)):
                 n = len(required) if len(inputs) < len(required) else len(declared)
                 raise UnsafeCase(f"{MODEL} declares {_plural(n, 'input')}, {set_name} has "
                                  f"{_plural(len(inputs), 'input file')}")
-            if len(outputs) > len(graph.output):
-                raise UnsafeCase(f"{MODEL} declares {_plural(len(graph.output), 'output')}, "
+            if len(outputs) > len(graph_outputs):
+                raise UnsafeCase(f"{MODEL} declares {_plural(len(graph_outputs), 'output')}, "
                                  f"{set_name} has {_plural(len(outputs), 'output file')}")
-            if len(outputs) < len(graph.output) and not expect_error:
+            if len(outputs) < len(graph_outputs) and not expect_error:
                 raise UnsafeCase(f"{set_name}/output_{len(outputs)}.pb missing")
             for k, name in enumerate(inputs):
                 self._check_value(f"{set_name}/{name}", set_name,
                                   required[k] if k < len(required) else declared[k],
-                                  "input", check_type=not expect_error)
+                                  "input", check_type, plain and plain.get(name))
             for k, name in enumerate(outputs):
-                self._check_value(f"{set_name}/{name}", set_name, graph.output[k], "output",
-                                  check_type=not expect_error)
+                self._check_value(f"{set_name}/{name}", set_name, graph_outputs[k], "output",
+                                  check_type, plain and plain.get(name))
+            if listed is not None:
+                listed.append((set_name, inputs, outputs))
+
+    def _split(self, set_name: str, files) -> tuple[list[str], list[str]]:
+        """A test_data_set_N's input and output files, each in number order (one pass over the
+        listing; `_files` says what is wrong with either)."""
+        inputs, outputs = [], []
+        for n in files:
+            m = _NUMBERED.match(n)
+            if m:
+                if n.startswith("input_"):
+                    inputs.append((int(m.group(1)), n))
+                elif n.startswith("output_"):
+                    outputs.append((int(m.group(1)), n))
+        inputs.sort()
+        outputs.sort()
+        if any(number != k for k, (number, _) in enumerate(inputs)):
+            self._files(set_name, files, "input")
+        if any(number != k for k, (number, _) in enumerate(outputs)):
+            self._files(set_name, files, "output")
+        return [n for _, n in inputs], [n for _, n in outputs]
 
     def _files(self, set_name: str, files: list[str], prefix: str) -> list[str]:
         """input_0.pb .. input_{N-1}.pb in order; a gap or a duplicate number is an error."""
@@ -386,13 +468,15 @@ class _CaseDir:
         return names
 
     def _check_value(self, rel: str, set_name: str, value_info, role: str,
-                     check_type: bool) -> None:
-        import onnx
-
-        kind = value_info.type.WhichOneof("value")
-        proto = {"sequence_type": onnx.SequenceProto, "optional_type": onnx.OptionalProto,
-                 "map_type": onnx.MapProto}.get(kind, onnx.TensorProto)
-        data = self.read(rel)
+                     check_type: bool, listed: str | None = None) -> None:
+        """`listed`: the file's kind in its set folder's listing, when no symlink leads there."""
+        onnx = _onnx()
+        value_type = value_info.type
+        kind = value_type.WhichOneof("value")
+        proto = (onnx.TensorProto if kind == "tensor_type" else
+                 {"sequence_type": onnx.SequenceProto, "optional_type": onnx.OptionalProto,
+                  "map_type": onnx.MapProto}.get(kind, onnx.TensorProto))
+        data = self.read(rel, listed)
         if not data and proto is onnx.TensorProto:
             raise UnsafeCase(f"{rel} is empty")
         value = proto()
@@ -409,7 +493,7 @@ class _CaseDir:
             self.parsed[rel] = value
         if not check_type or kind != "tensor_type":
             return
-        declared = value_info.type.tensor_type
+        declared = value_type.tensor_type
         want = declared.elem_type
         if want and value.data_type != want:
             got = onnx.TensorProto.DataType.Name(value.data_type).lower()

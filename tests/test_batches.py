@@ -119,3 +119,37 @@ def test_a_symlink_that_stays_inside_the_case_is_followed(tmp_path):
     (data / "input_1.pb").symlink_to(os.path.join("..", "b.pb"))
     model = check_case(str(case))
     assert model.graph.node[0].op_type == "Add"
+
+
+def test_what_a_backend_prints_is_emptied_between_cases_not_kept(tmp_path):
+    """The child's stdout/stderr go to a file; once it holds more than LOG_BOUND, the next case
+    starts it afresh, and a crash still quotes its own case's words after a flood before it."""
+    from onnx_conformance.harness.executor import LOG_BOUND
+    from tests.toybackends.hostile import FLOOD_BYTES, LAST_WORDS
+
+    names = ["test_add_a", "test_add_b", "test_add_c"]
+    build_corpus(tmp_path, adds=names, nested=False)
+    cases = find_cases(tmp_path)
+    executor = Executor("tests.toybackends.hostile:HostileAdapter", {"test_add_a": "flood"},
+                        timeout=30)
+    try:
+        executor.submit(cases[:2])
+        got = _collect_all(executor, 2)
+        assert got == [("test_add_a", "pass"), ("test_add_b", "pass")]
+        assert 2 * FLOOD_BYTES > LOG_BOUND
+        assert os.fstat(executor._tail.fd).st_size < LOG_BOUND  # not the flood's 16 MiB
+    finally:
+        executor.close()
+    executor = Executor("tests.toybackends.hostile:HostileAdapter",
+                        {"test_add_a": "flood", "test_add_b": "flood_abort"}, timeout=30)
+    try:
+        executor.submit(cases)
+        results, deadline = {}, time.monotonic() + 60
+        while len(results) < len(cases) and time.monotonic() < deadline:
+            results.update((m["name"], r) for m, r in executor.collect())
+            time.sleep(0.01)
+    finally:
+        executor.close()
+    crash = results["test_add_b"]
+    assert crash["status"] == "crash" and crash["detail"].endswith(LAST_WORDS), crash
+    assert results["test_add_c"]["status"] == "pass"

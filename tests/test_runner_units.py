@@ -182,6 +182,33 @@ def test_facts_inferred_from_models(tmp_path):
     assert (seq_case.skip, seq_case.since_version, seq_case.dtype) == (None, 11, "float")
 
 
+def test_test_data_from_the_checks_is_what_a_fresh_read_gives(tmp_path, monkeypatch):
+    """run_case reads each case's files once: the tensors and folder listings safety.check_case
+    kept give the same data sets, array for array, as reading the case afresh."""
+    import os
+
+    from onnx_conformance.harness import corpus
+    from onnx_conformance.harness.safety import check_case
+    from tests.conftest import add_case
+
+    case = str(add_case(tmp_path, "test_add"))
+    parsed: dict = {}
+    model = check_case(case, None, parsed=parsed)
+    fresh = corpus.data_sets(case, corpus.value_types(model))
+    assert parsed[corpus.SET_FILES] == [("test_data_set_0", ["input_0.pb", "input_1.pb"], ["output_0.pb"])]
+
+    def no_listing(path):
+        raise AssertionError(f"listed {path} again")
+
+    monkeypatch.setattr(os, "listdir", no_listing)
+    kept = corpus.data_sets(case, corpus.value_types(model), parsed)
+    assert [(s.name, s.output_dtypes) for s in kept] == [(s.name, s.output_dtypes) for s in fresh]
+    for a, b in zip(kept, fresh):
+        for x, y in zip([*a.inputs, *a.outputs], [*b.inputs, *b.outputs]):
+            assert (x.dtype, x.shape, x.tobytes(), x.flags.writeable) == \
+                   (y.dtype, y.shape, y.tobytes(), y.flags.writeable)
+
+
 # -- run_case and the executor -------------------------------------------------------------
 
 
