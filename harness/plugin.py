@@ -652,8 +652,7 @@ class OpGroup(pytest.Collector):
             # The item's path is its operator's (the corpus folder): a pathlib.Path per case is
             # most of what building 86,000 items costs. Its location, what pytest shows and
             # records, names the case folder, relative to the rootdir where it lies inside it.
-            item = CaseItem.from_parent(self, name=case.name, nodeid=f"{self.name}::{case.name}",
-                                        path=self.path)
+            item = CaseItem.from_parent(self, name=case.name, path=self.path)  # nodeid: Op::case
             item.case = case
             where = case.path[len(root):] if case.path.startswith(root) else case.path
             item.__dict__["location"] = (where, None, case.name)
