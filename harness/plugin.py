@@ -31,8 +31,8 @@ from onnx_conformance.harness.results import (RESULTS, RUN, ResultsLog, counts, 
                              platform_info, read_json, report_dir_for, write_json)
 
 PLUGIN_NAME = "conformance"
-# The user_property that carries a result from an xdist worker to the controller; it also lands
-# in junit.xml, as one compact JSON value per test case.
+# The user_property that carries a result from an xdist worker to the controller (junit.xml,
+# written from the results, carries a case's status only: harness/junit.py).
 PROPERTY = "conformance"
 # What the controller cannot rebuild from its own copy of the corpus, so the only fields carried.
 CARRIED = ("status", "stage", "detail", "max_abs_err", "max_rel_err", "max_ulp", "mismatches",

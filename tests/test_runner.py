@@ -413,3 +413,30 @@ def test_last_failed_forgets_a_case_that_now_passes_quietly(corpus, tmp_path):
     proc = run_cli("--backend", TOY, "--cases", str(corpus), "--report-dir", "r", "--lf", cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout
     assert [r["case"] for r in read_jsonl(tmp_path / "r" / "results.jsonl")] == ["test_reduce_sum_keepdims"]
+
+
+def test_junit_keeps_pytests_layout(mixed_run, tmp_path):
+    """junit.xml is written by the run from its results; with --junitxml pytest writes its own
+    beside it (every case then goes through pytest's reporting). Testcase by testcase they agree:
+    classname, name, the status property, and a failure or a skip of the same type and message."""
+    _, _, report = mixed_run
+    corpus = report.parent / "cases"
+    behaviours = {c: b for c, (b, _, _) in {**BEHAVIOURS, **EXPECT_ERROR}.items()}
+    proc = run_cli("--backend", TOY, "--cases", str(corpus), "--report-dir", "r", "--timeout", "1.5",
+                   *options(behaviours), "--", f"--junitxml={tmp_path / 'pytest.xml'}", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+
+    def facts(path: Path) -> dict:
+        suite = ET.parse(path).getroot().find("testsuite")
+        out = {}
+        for tc in suite.iter("testcase"):
+            props = {p.get("name"): p.get("value") for p in tc.iter("property")}
+            verdict = next(((e.tag, e.get("type"), e.get("message")) for e in tc if e.tag in ("failure", "skipped")), None)
+            if verdict and verdict[0] == "failure":
+                verdict = (verdict[0], None, None)  # pytest's message is its own summary of the text
+            out[tc.get("name")] = (tc.get("classname"), props.get("status"), verdict)
+        return out
+
+    ours, theirs = facts(tmp_path / "r" / "junit.xml"), facts(tmp_path / "pytest.xml")
+    assert ours == theirs and len(ours) == len(BEHAVIOURS) + len(EXPECT_ERROR) + 1
+    assert {v[2][0] for v in ours.values() if v[2]} == {"failure", "skipped"}
