@@ -164,6 +164,17 @@ def test_input_the_frontend_drops_is_fed_by_name(adapter, tmp_path):
     assert out.tolist() == x.tolist()
 
 
+@pytest.mark.parametrize("op", ["Max", "Min", "Sum"])
+def test_an_input_renamed_after_the_output_it_feeds_is_fed_in_its_place(adapter, tmp_path, op):
+    # Max of one input is that input: the frontend's one port takes the output's name ('y'), not 'x'.
+    path = _model(tmp_path, op, [("x", TensorProto.DOUBLE, [3])], (TensorProto.DOUBLE, [3]))
+    compiled, _ = adapter.prepare(path)
+    assert "x" not in {n for port in compiled.inputs for n in port.get_names()}
+    x = np.array([3.0, -1.5, 2.0])
+    (out,) = adapter.run(adapter.prepare(path), [x])
+    assert out.dtype == np.float64 and out.tolist() == x.tolist()
+
+
 @pytest.mark.parametrize(
     "op, elem, axes_input, opset, words",
     [

@@ -107,11 +107,16 @@ class OpenVinoAdapter(Adapter):
             raise ValueError(f"got {len(inputs)} inputs, the model declares {len(names)}")
         # Fed by name: the frontend drops a graph input whose shape leaves it nothing to hold
         # (axes of static shape [0]), so the compiled model's ports are not the graph's inputs.
+        # An input that feeds an output unchanged (Max or Sum of one input, Dropout at inference)
+        # keeps its port but takes the output's name: where every input kept its port, a name
+        # that is not found is that one, in its place.
         ports = {name: port for port in compiled.inputs for name in port.get_names()}
+        in_place = len(compiled.inputs) == len(names)
         feeds = {}
         for k, (name, x) in enumerate(zip(names, inputs)):
-            if name in ports:
-                feeds[ports[name]] = _to_tensor(x, ports[name], k)
+            port = ports.get(name, compiled.inputs[k] if in_place else None)
+            if port is not None:
+                feeds[port] = _to_tensor(x, port, k)
             elif x.size:
                 raise ValueError(f"input {k} ({name!r}) holds {x.size} values but the compiled model has no such input")
         request = compiled.create_infer_request()
