@@ -170,6 +170,8 @@ class Conformance:
         self.shown_group = None
         self.stand_in: dict[str, pytest.TestReport] = {}
         self.accepted: frozenset | None = None  # statuses a case with no baseline entry may have
+        self.updating = opt("conformance_update_expectations")  # grade() reads these per case
+        self.allow_fixes = opt("conformance_allow_fixes")
         self.started = time.time()
 
     # -- session ---------------------------------------------------------------------------
@@ -414,10 +416,9 @@ class Conformance:
         status = result["status"]
         entry = (self.expectations or {}).get(result["case"])
         # --update-expectations rewrites the baseline from this run: every outcome is the expected one.
-        updating = self.config.getoption("conformance_update_expectations")
-        expected = updating or (entry is not None and (status == entry.status or entry.status == "flaky"))
+        expected = self.updating or (entry is not None and (status == entry.status or entry.status == "flaky"))
         if not expected and entry is not None and baseline.is_fix(status, entry):
-            if self.config.getoption("conformance_allow_fixes"):
+            if self.allow_fixes:
                 return "passed", None, None
             what = "passed" if status == "pass" else f"{status} ({result.get('detail') or ''})"
             return "failed", None, dict(result, detail=(

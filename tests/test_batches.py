@@ -27,6 +27,19 @@ def _collect_all(executor: Executor, n: int) -> list[tuple[str, str]]:
     return got
 
 
+def _run_all(executor: Executor, cases: list) -> dict[str, dict]:
+    """Every case through `executor` in one batch, which is then closed: each result by case name."""
+    try:
+        executor.submit(cases)
+        results, deadline = {}, time.monotonic() + 60
+        while len(results) < len(cases) and time.monotonic() < deadline:
+            results.update((m["name"], r) for m, r in executor.collect())
+            time.sleep(0.01)
+    finally:
+        executor.close()
+    return results
+
+
 def test_one_batch_with_crashes_and_a_hang_answers_every_case_once_in_order(tmp_path):
     build_corpus(tmp_path, adds=NAMES, nested=False)
     cases = find_cases(tmp_path)
@@ -80,15 +93,7 @@ def test_a_rerun_runs_in_the_executor_that_ran_the_case(tmp_path):
 def test_a_crash_quotes_the_crashing_cases_words_not_an_earlier_cases(tmp_path):
     build_corpus(tmp_path, adds=NAMES[:4], nested=False)
     cases = find_cases(tmp_path)
-    executor = Executor("tests.toybackends.talker:Talker", {"test_add_c": "abort"}, timeout=20)
-    try:
-        executor.submit(cases)
-        results, deadline = {}, time.monotonic() + 60
-        while len(results) < len(cases) and time.monotonic() < deadline:
-            results.update((m["name"], r) for m, r in executor.collect())
-            time.sleep(0.01)
-    finally:
-        executor.close()
+    results = _run_all(Executor("tests.toybackends.talker:Talker", {"test_add_c": "abort"}, timeout=20), cases)
     crash = results["test_add_c"]
     assert crash["status"] == "crash", crash
     assert "last words of test_add_c" in crash["detail"]
@@ -140,16 +145,8 @@ def test_what_a_backend_prints_is_emptied_between_cases_not_kept(tmp_path):
         assert os.fstat(executor._tail.fd).st_size < LOG_BOUND  # not the flood's 16 MiB
     finally:
         executor.close()
-    executor = Executor("tests.toybackends.hostile:HostileAdapter",
-                        {"test_add_a": "flood", "test_add_b": "flood_abort"}, timeout=30)
-    try:
-        executor.submit(cases)
-        results, deadline = {}, time.monotonic() + 60
-        while len(results) < len(cases) and time.monotonic() < deadline:
-            results.update((m["name"], r) for m, r in executor.collect())
-            time.sleep(0.01)
-    finally:
-        executor.close()
+    results = _run_all(Executor("tests.toybackends.hostile:HostileAdapter",
+                                {"test_add_a": "flood", "test_add_b": "flood_abort"}, timeout=30), cases)
     crash = results["test_add_b"]
     assert crash["status"] == "crash" and crash["detail"].endswith(LAST_WORDS), crash
     assert results["test_add_c"]["status"] == "pass"
