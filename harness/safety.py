@@ -64,13 +64,26 @@ def check_case(case_dir: str, kind: str | None = None, limits: Limits = Limits()
     ("test_data_set_0/input_0.pb"), and under corpus.SET_FILES each test_data_set_N's name with
     its input and output file names in order: what runs is then the bytes checked, from the
     listings checked (corpus.data_sets)."""
+    model, check_data = check_model(case_dir, limits)
+    check_data(kind, parsed)
+    return model
+
+
+def check_model(case_dir: str, limits: Limits = Limits()):
+    """check_case in two halves, so a backend may load a model before its test data is read:
+    (the ModelProto, once model.onnx and every tensor it holds passed; UnsafeCase if not) and
+    `check_data(kind, parsed)`, the test-data half, raising UnsafeCase as check_case does. The
+    folders are listed once for both halves."""
     case = _CaseDir(case_dir, limits)
-    case.parsed = parsed
     model = case.model()
     for where, tensor in _model_tensors(model):
         case.check_tensor(tensor, MODEL, where, "")
-    case.check_data_sets(model, expect_error=kind == EXPECT_ERROR)
-    return model
+
+    def check_data(kind: str | None = None, parsed: dict | None = None) -> None:
+        case.parsed = parsed
+        case.check_data_sets(model, expect_error=kind == EXPECT_ERROR)
+
+    return model, check_data
 
 
 def read_model(case_dir: str, limits: Limits = Limits()):

@@ -188,11 +188,48 @@ def test_options(tmp_path):
 def test_io_binding_path_for_device_providers_keeps_bfloat16(tmp_path):
     # Non-CPU providers fetch through IO binding to host memory; exercise that path on the CPU.
     adapter = registry.load("onnxruntime", {})
-    adapter.cpu_only = False
+    adapter.cpu_only = adapter.direct = False
     prepared = adapter.prepare(_model(tmp_path, "Identity", [TensorProto.BFLOAT16], TensorProto.BFLOAT16))
     values = np.array([1.5, -2.0, 3.25], ml_dtypes.bfloat16)
     (out,) = adapter.run(prepared, [values])
     assert out.dtype == ml_dtypes.bfloat16 and out.tolist() == values.tolist()
+
+
+def _outcome(adapter, path, inputs):
+    """What the adapter makes of a model: its outputs (dtype, shape, values), or the error it raised."""
+    try:
+        outputs = adapter.run(adapter.prepare(path), inputs)
+    except Exception as e:  # noqa: BLE001 - the error is the outcome compared
+        return type(e), str(e)
+    return [(o.dtype, o.shape, o.tolist()) if hasattr(o, "dtype") else (type(o), repr(o)) for o in outputs]
+
+
+def test_the_binding_path_does_what_the_wrapper_does(tmp_path):
+    """On the CPU the adapter makes its sessions through the binding ort.InferenceSession wraps: the
+    same outputs, dtypes and errors (type and words) as the wrapper, over loads that fail, runs
+    that fail, and every kind of feed (OrtValues, bfloat16 and 4-bit bits, strings)."""
+    direct = registry.load("onnxruntime", {})
+    assert direct.direct, "the binding ort.InferenceSession wraps was not found"
+    wrapper = registry.load("onnxruntime", {})
+    wrapper.direct = False
+    f32, i64 = TensorProto.FLOAT, TensorProto.INT64
+    ir_max = direct.capabilities.ir[1]
+    cases = [
+        (_model(tmp_path, "ReduceMin", [TensorProto.BFLOAT16], TensorProto.BFLOAT16, opset=20), []),
+        (_model(tmp_path, "Neg", [TensorProto.UINT32], TensorProto.UINT32, opset=13), []),
+        (_model(tmp_path, "NoSuchOp", [f32], f32), []),
+        (_model(tmp_path, "Identity", [f32], f32, opset=13, ir=ir_max + 1), []),
+        (_model(tmp_path, "Reshape", [f32, i64], f32), [np.zeros((2, 3), np.float32), np.array([4, 4], np.int64)]),
+        (_model(tmp_path, "Reshape", [f32, i64], f32), [np.zeros((2, 3), np.float64), np.array([6], np.int64)]),
+        (_model(tmp_path, "Reshape", [f32, i64], f32), [np.arange(6, dtype=np.float32), np.array([3, 2], np.int64)]),
+        (_model(tmp_path, "Identity", [TensorProto.BFLOAT16], TensorProto.BFLOAT16),
+         [np.array([1.5, -2.0, np.inf], ml_dtypes.bfloat16)]),
+        (_model(tmp_path, "Identity", [TensorProto.INT4], TensorProto.INT4), [np.array([1, -2, 7], ml_dtypes.int4)]),
+        (_model(tmp_path, "Identity", [TensorProto.STRING], TensorProto.STRING), [np.array(["a", "bé", ""], object)]),
+        (_model(tmp_path, "Abs", [f32], f32, opset=13), [np.array([-1.0, 2.0], np.float32)]),
+    ]
+    for path, inputs in cases:
+        assert _outcome(direct, path, inputs) == _outcome(wrapper, path, inputs), path
 
 
 def test_a_sparse_result_is_returned_as_such_and_fails_as_the_wrong_kind_of_output(ort_adapter, tmp_path):

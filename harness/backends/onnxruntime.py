@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import os
 import re
 from typing import Any, Sequence
 
@@ -12,6 +13,14 @@ import onnx
 import onnxruntime as ort
 from onnx import TensorProto, helper
 from onnxruntime.capi import onnxruntime_pybind11_state as ort_errors
+
+try:  # the binding InferenceSession wraps: see OnnxRuntimeAdapter.prepare
+    from onnxruntime.capi import _pybind_state as _binding
+
+    _DIRECT = all(hasattr(_binding.InferenceSession, n) for n in
+                  ("initialize_session", "inputs_meta", "outputs_meta", "run_with_ort_values", "run"))
+except (ImportError, AttributeError):
+    _DIRECT = False
 
 from onnx_conformance.harness import dtypes
 from onnx_conformance.harness.backends.base import Adapter, Capabilities, Unsupported
@@ -83,6 +92,15 @@ class OnnxRuntimeAdapter(Adapter):
             raise ValueError(f"graph_optimization_level must be one of {', '.join(_LEVELS)}, got {level!r}")
         self.level = _LEVELS[level]
         self.cpu_only = self.providers == ["CPUExecutionProvider"]
+        # On the CPU alone, sessions are made and run through the binding that ort.InferenceSession
+        # wraps, as the wrapper does, without its per-session provider and fallback bookkeeping
+        # (~30 of ~180 us a session; tens of thousands of sessions a run): the same calls, the same
+        # options, the same errors word for word (tests/test_backends_onnxruntime.py). Any other
+        # provider goes through the wrapper, whose IO binding brings device outputs back.
+        self.direct = self.cpu_only and _DIRECT
+        self._options = self._session_options()  # the binding copies it into each session
+        # as the wrapper reads it, once per session
+        self._config_from_model = os.environ.get("ORT_LOAD_CONFIG_FROM_MODEL") == "1"
 
     @property
     def version(self) -> str:
@@ -93,7 +111,7 @@ class OnnxRuntimeAdapter(Adapter):
         max_ir, max_opset = _probe_limits()
         return Capabilities(opset=(1, max_opset), ir=(1, max_ir), dtypes=_representable_dtypes())
 
-    def prepare(self, model_path: str) -> Any:
+    def _session_options(self) -> ort.SessionOptions:
         so = ort.SessionOptions()
         so.intra_op_num_threads = self.threads
         so.inter_op_num_threads = 1
@@ -101,13 +119,21 @@ class OnnxRuntimeAdapter(Adapter):
         # Fatal only: every error also comes back as the exception we classify, so ORT's own
         # stderr copy would just double the noise in the runner's captured output.
         so.log_severity_level = 4
-        return ort.InferenceSession(model_path, sess_options=so, providers=self.providers)
+        return so
+
+    def prepare(self, model_path: str) -> Any:
+        if self.direct:
+            session = _binding.InferenceSession(self._options, model_path, True, self._config_from_model)
+            session.initialize_session(self.providers, [{}], set())
+            return session
+        return ort.InferenceSession(model_path, sess_options=self._session_options(), providers=self.providers)
 
     def run(self, session: Any, inputs: Sequence[np.ndarray]) -> list[Any]:
-        declared = session.get_inputs()
+        direct = self.direct
+        declared = session.inputs_meta if direct else session.get_inputs()
         if len(inputs) != len(declared):
             raise ValueError(f"got {len(inputs)} inputs, the model declares {len(declared)}")
-        outputs = session.get_outputs()
+        outputs = session.outputs_meta if direct else session.get_outputs()
         if not all(_bindable(v.type) for v in [*declared, *outputs]):
             # OrtValues cannot be built from strings, nor returned as sequences/optionals through
             # this API; the plain run converts those through numpy, which has no bfloat16, float8
@@ -118,15 +144,21 @@ class OnnxRuntimeAdapter(Adapter):
             if foreign:
                 raise Unsupported(f"onnxruntime's Python API passes sequences and optionals through numpy, "
                                   f"which has no {foreign} (no OrtValue constructor takes them)")
-            return list(session.run(None, {d.name: _plain(x) for d, x in zip(declared, inputs)}))
+            feeds = {d.name: _plain(x) for d, x in zip(declared, inputs)}
+            if direct:
+                return list(session.run([o.name for o in outputs], feeds, None))
+            return list(session.run(None, feeds))
         keep = []  # OrtValues borrow the numpy buffers: both must live until the run ends
         feeds = {}
         for d, x in zip(declared, inputs):
             x = x if x.flags.c_contiguous else x.copy(order="C")  # ascontiguousarray would turn 0-d into 1-d
-            feeds[d.name] = to_ortvalue(x)
-            keep.append(x)
+            value = to_ortvalue(x)
+            feeds[d.name] = value._get_c_value() if direct else value
+            keep.append(value)  # it holds its numpy buffer
         names = [o.name for o in outputs]
-        if self.cpu_only:
+        if direct:
+            values = session.run_with_ort_values(feeds, names, None)
+        elif self.cpu_only:
             # Keeps ORT's status codes: IO binding reports every run failure as a bare
             # RuntimeError("Error in execution: ..."), losing NOT_IMPLEMENTED.
             values = session.run_with_ort_values(names, feeds)
@@ -141,7 +173,7 @@ class OnnxRuntimeAdapter(Adapter):
             values = binding.get_outputs()
         # A sparse result (Constant's sparse_value) is returned as ORT gives it, not densified: the
         # graph declares a dense tensor, so the comparator reports the wrong kind of output.
-        return [v.as_sparse_tensor() if v.is_sparse_tensor() else from_ortvalue(v) for v in values]
+        return [_sparse(v) if v.is_sparse_tensor() else from_ortvalue(v) for v in values]
 
     def classify(self, exc: BaseException, stage: str) -> str:
         if isinstance(exc, (Unsupported, NotImplementedError, ort_errors.NotImplemented)):
@@ -158,6 +190,13 @@ class OnnxRuntimeAdapter(Adapter):
         if match and onnx.defs.has(match.group(2), match.group(1)):
             return "unsupported"
         return "error"
+
+
+def _sparse(value) -> Any:
+    """A sparse output as the wrapper gives it (an ort.SparseTensor), from either kind of value."""
+    if not isinstance(value, ort.OrtValue):
+        value = ort.OrtValue(value)
+    return value.as_sparse_tensor()
 
 
 def _plain(value: Any) -> Any:
