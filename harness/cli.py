@@ -7,6 +7,7 @@ Exit codes (documented in full in harness/expectations.py):
 from __future__ import annotations
 
 import argparse
+import atexit
 import gc
 import os
 import sys
@@ -188,5 +189,24 @@ def main(argv: list[str] | None = None) -> int:
     return rc if rc == 0 else SETUP_ERROR
 
 
+def entry() -> None:
+    """The command: main(), then an exit without tearing down what the run built (86,000 items,
+    cases and results: about 2 s of freeing memory the process is giving back anyway). Every
+    report is written and closed by then; the exit handlers still run and the streams are flushed."""
+    try:
+        rc = main()
+    except SystemExit as e:  # argparse's --help and usage errors
+        rc = e.code if isinstance(e.code, int) else (0 if e.code is None else SETUP_ERROR)
+        if e.code is not None and not isinstance(e.code, int):
+            print(e.code, file=sys.stderr)
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (AttributeError, OSError, ValueError):
+            pass
+    os._exit(rc)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

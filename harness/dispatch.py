@@ -30,11 +30,11 @@ DEPTH = 24
 
 class Dispatch:
     def __init__(self, cases: list[Case], workers: int, make_executor: Callable[[], Executor],
-                 spare: Executor | None = None, reruns: int = 0,
+                 spare: Executor | list[Executor] | None = None, reruns: int = 0,
                  idle: Callable[[], None] | None = None):
-        """`make_executor` builds an executor not yet started; `spare` is one already started;
-        `reruns` is --rerun-failures; `idle` runs each time before the run waits for a result
-        (results.jsonl writes its batch then)."""
+        """`make_executor` builds an executor not yet started; `spare` is one already started (or
+        launched), or several; `reruns` is --rerun-failures; `idle` runs each time before the run
+        waits for a result (results.jsonl writes its batch then)."""
         self._plan = collections.deque(cases)  # not yet handed to an executor, in run order
         self._planned = {c.name for c in cases}
         self._ready: dict[str, tuple[dict, Executor]] = {}  # answered, not yet asked for
@@ -44,20 +44,41 @@ class Dispatch:
         # watching the file descriptors of the executors that have cases out.
         self._poller = select.poll() if hasattr(select, "poll") else None
         self._polled: set[int] = set()
-        self.executors: list[Executor] = [spare] if spare is not None else []
-        while len(self.executors) < max(1, min(workers, len(cases))):
+        spares = [spare] if isinstance(spare, Executor) else list(spare or [])
+        wanted = max(1, min(workers, len(cases)))
+        self.executors: list[Executor] = spares[:wanted]
+        for extra in spares[wanted:]:
+            extra.close()
+        while len(self.executors) < wanted:
             executor = make_executor()
             executor.launch()  # they load side by side, while the first cases already run
             self.executors.append(executor)
         self._feed()
 
+    def replan(self, cases: list[Case]) -> None:
+        """The cases the run asks for after all, in its order (the plan was made before pytest
+        collected, deselected or reordered its items): the ones already handed to an executor keep
+        their place; the rest wait in this order; answers for cases no longer asked for are dropped."""
+        waiting = {c.name for c in self._plan}
+        handed = self._planned - waiting
+        self._plan = collections.deque(c for c in cases if c.name not in handed)
+        self._planned = {c.name for c in cases}
+        for name in [n for n in self._ready if n not in self._planned]:
+            del self._ready[name]
+        self._feed()
+
+    def pump(self) -> None:
+        """Take in the results that have come and keep every executor fed, without waiting: for the
+        pytest process to call while it is busy elsewhere (collecting), so the executors work on."""
+        self._pump(block=False)
+
     def result(self, case: Case) -> dict | None:
         """The case's result, waiting for it; None if the case was never planned here."""
         if case.name not in self._planned:
             return None
-        self._planned.discard(case.name)
         while case.name not in self._ready:
             self._pump(block=True)
+        self._planned.discard(case.name)
         first, executor = self._ready.pop(case.name)
         self._pump(block=False)  # keep every executor fed before pytest reports this one
         if self._reruns <= 0:
@@ -102,7 +123,8 @@ class Dispatch:
                 self._wait(watched, timeout)
         for executor in self.executors:
             for message, result in executor.collect():
-                self._ready[message["name"]] = (result, executor)
+                if message["name"] in self._planned:  # not a case replan() took out of the run
+                    self._ready[message["name"]] = (result, executor)
         self._feed()
 
     def _wait(self, connections: list, timeout: float | None) -> None:

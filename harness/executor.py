@@ -370,8 +370,10 @@ class Executor:
     # -- starting ------------------------------------------------------------------------------
 
     def start(self) -> dict:
-        """Start the child and wait for the adapter; BackendUnavailable says why it failed."""
-        self.launch()
+        """Start the child (unless launched already) and wait for the adapter; BackendUnavailable
+        says why it failed."""
+        if self._proc is None:
+            self.launch()
         return self._handshake()
 
     def launch(self) -> None:

@@ -141,6 +141,7 @@ class Conformance:
         self.cases: dict[str, Case] = {}
         self.expectations: dict[str, baseline.Expectation] | None = None
         self.executor: Executor | None = None
+        self.launched: list[Executor] = []  # started at sessionstart, before the corpus is read
         self.log: ResultsLog | None = None
         self.run_info: dict = {}
         self.done: set[str] = set()  # cases an earlier, interrupted run already recorded
@@ -178,6 +179,29 @@ class Conformance:
 
     @pytest.hookimpl(tryfirst=True)  # before xdist starts workers, so a bad backend stops early
     def pytest_sessionstart(self, session: pytest.Session) -> None:
+        # The executors load the backend while the corpus is read (the first one's handshake says
+        # whether the backend loads at all).
+        if not self.is_worker and not self.config.getoption("collectonly"):
+            count = 1 if self.config.pluginmanager.hasplugin("dsession") else self.workers
+            self.launched = [self._new_executor() for _ in range(count)]
+            try:
+                for executor in self.launched:
+                    executor.launch()
+            except BackendUnavailable as e:
+                self._close_launched()
+                raise pytest.UsageError(str(e)) from None
+        try:
+            self._sessionstart()
+        except BaseException:
+            self._close_launched()
+            raise
+
+    def _close_launched(self) -> None:
+        for executor in self.launched:
+            executor.close()
+        self.launched = []
+
+    def _sessionstart(self) -> None:
         try:
             self.cases = {c.name: c for c in find_cases(self.root)}
         except CorpusError as e:
@@ -205,13 +229,10 @@ class Conformance:
         previous = read_json(self.report_dir / RUN) if resume else None
         if previous:
             self._check_resumable(previous, index_hash)
-        self.executor = Executor(self.backend, self.options, self.timeout,
-                                 memory_limit=self.memory_limit)
+        self.executor = self.launched[0]
         try:
             info = self.executor.start()
         except BackendUnavailable as e:
-            self.executor.close()
-            self.executor = None
             raise pytest.UsageError(str(e)) from None
         self.report_dir.mkdir(parents=True, exist_ok=True)
         for stale in STALE_REPORTS:  # a killed run must not sit beside an older run's reports
@@ -221,7 +242,7 @@ class Conformance:
         if self.config.pluginmanager.hasplugin("dsession"):
             # xdist workers run the cases with executors of their own; this one only proved
             # that the backend loads.
-            self.executor.close()
+            self._close_launched()
             self.executor = None
         started = now()
         self.run_info = {
@@ -252,6 +273,27 @@ class Conformance:
                                       "corpus_cases": sorted(self.cases),
                                       "cases": sorted(self.selected)}
         write_json(self.report_dir / RUN, self.run_info)
+        plan = self._early_plan()
+        if plan is not None:
+            # The executors start on the cases while pytest builds its items (OpGroup.collect keeps
+            # them fed); pytest_runtestloop hands them the run's own list should it differ.
+            self.dispatch = Dispatch(plan, self.workers, self._new_executor, spare=self.launched,
+                                     reruns=self.reruns, idle=self.log.idle)
+            self.launched, self.executor = [], None
+
+    def _early_plan(self) -> list[Case] | None:
+        """The cases pytest will run, in its order, as collection will yield them; None when the
+        command line may select or order them otherwise (-k, -m, --lf, --ff, --sw, --deselect, node
+        ids), or under xdist: then the executors start once pytest has its items."""
+        config, option = self.config, self.config.option
+        if config.pluginmanager.hasplugin("dsession") or any(getattr(option, name, None) for name in (
+                "keyword", "markexpr", "lf", "failedfirst", "newfirst", "stepwise", "stepwise_skip", "deselect")):
+            return None
+        if any(Path(arg.split("::")[0]).resolve() != self.root for arg in config.args):
+            return None
+        groups = _collected_groups(self)
+        return [case for group in sorted(groups) for case in groups[group]
+                if case.name not in self.done and self._listed_skip(case) is None]
 
     def _select_shard(self) -> None:
         durations_path = self.config.getoption("conformance_shard_durations")
@@ -303,6 +345,8 @@ class Conformance:
         return None
 
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list) -> None:
+        if self.dispatch is not None:
+            self.dispatch.pump()
         if not self.done:
             return
         keep, drop = [], []
@@ -331,9 +375,14 @@ class Conformance:
         # in the collections pytest forces as it shuts down (~1 s); run-conformance unfreezes them
         # once pytest has returned (cli.main).
         gc.freeze()
-        started, self.executor = self.executor, None  # the one that proved the backend loads
-        self.dispatch = Dispatch(cases, self.workers, self._new_executor, spare=started,
-                                 reruns=self.reruns, idle=self.log.idle if self.log else None)
+        if self.dispatch is not None:  # planned at sessionstart: now the run's own list and order
+            self.dispatch.replan(cases)
+        else:
+            # the one that proved the backend loads, and the others launched beside it
+            started = self.launched or [self.executor]
+            self.launched, self.executor = [], None
+            self.dispatch = Dispatch(cases, self.workers, self._new_executor, spare=started,
+                                     reruns=self.reruns, idle=self.log.idle if self.log else None)
         quiet = self._quiet_outcomes()
         items = session.items
         for i, item in enumerate(items):
@@ -559,6 +608,7 @@ class Conformance:
         if self.executor is not None:
             self.executor.close()
             self.executor = None
+        self._close_launched()
         if self.log is None:
             return
         self.results = self.log.all()
@@ -631,13 +681,7 @@ class Corpus(pytest.Directory):
 
     def collect(self):
         state = self.config.pluginmanager.get_plugin(PLUGIN_NAME)
-        groups: dict[str, list[Case]] = {}
-        for case in state.cases.values():
-            if state.selected is not None and case.name not in state.selected:
-                continue  # another shard's case
-            if state.ops and case.op not in state.ops:
-                continue
-            groups.setdefault(_group(case.op, case.domain), []).append(case)
+        groups = _collected_groups(state)
         for op in sorted(groups):
             group = OpGroup.from_parent(self, name=op, nodeid=op)
             group.cases = groups[op]
@@ -649,7 +693,10 @@ class OpGroup(pytest.Collector):
 
     def collect(self):
         root = str(self.config.rootpath) + os.sep
-        for case in self.cases:
+        dispatch = self.config.pluginmanager.get_plugin(PLUGIN_NAME).dispatch
+        for i, case in enumerate(self.cases):
+            if dispatch is not None and not i % 64:  # the executors work ahead while items are built
+                dispatch.pump()
             # The item's path is its operator's (the corpus folder): a pathlib.Path per case is
             # most of what building 86,000 items costs. Its location, what pytest shows and
             # records, names the case folder, relative to the rootdir where it lies inside it.
@@ -704,6 +751,18 @@ class CaseItem(pytest.Item):
 
     def reportinfo(self):
         return Path(self.case.path), None, self.name
+
+
+def _collected_groups(state: Conformance) -> dict[str, list[Case]]:
+    """This run's cases by the collector they sit in (this shard's, these operators'), in corpus order."""
+    groups: dict[str, list[Case]] = {}
+    for case in state.cases.values():
+        if state.selected is not None and case.name not in state.selected:
+            continue  # another shard's case
+        if state.ops and case.op not in state.ops:
+            continue
+        groups.setdefault(_group(case.op, case.domain), []).append(case)
+    return groups
 
 
 def _group(op: str | None, domain: str | None) -> str:

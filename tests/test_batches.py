@@ -74,6 +74,27 @@ def test_dispatch_over_two_executors_gives_each_case_its_own_result(tmp_path):
     assert all(e.connection is None for e in made)  # closed: no child left
 
 
+def test_a_plan_made_before_the_run_gives_way_to_the_runs_own_list_and_order(tmp_path):
+    build_corpus(tmp_path, adds=NAMES, nested=False)
+    cases = find_cases(tmp_path)
+    made = []
+
+    def make():
+        made.append(Executor(TOY, {"test_add_c": "wrong_values"}))
+        return made[-1]
+
+    dispatch = Dispatch(cases, 2, make)  # planned in corpus order, and already handed out
+    try:
+        dispatch.pump()
+        run = [c for c in reversed(cases) if c.name not in ("test_add_a", "test_add_f")]
+        dispatch.replan(run)
+        statuses = {c.name: dispatch.result(c)["status"] for c in run}
+        assert dispatch.result(cases[0]) is None  # taken out of the run: not answered, whether it ran or not
+    finally:
+        dispatch.close()
+    assert statuses == {c.name: "fail" if c.name == "test_add_c" else "pass" for c in run}
+
+
 def test_a_rerun_runs_in_the_executor_that_ran_the_case(tmp_path):
     build_corpus(tmp_path, adds=NAMES[:4], nested=False)
     cases = find_cases(tmp_path)

@@ -154,6 +154,26 @@ def test_two_executors_and_each_case_recorded_once(tmp_path):
     assert proc.returncode == 1
 
 
+def test_items_a_plugin_deselects_and_reorders_after_the_executors_started(tmp_path):
+    """The executors start on the cases in collection order before pytest has its items; a plugin
+    that then drops some and reverses the rest still gets exactly its cases, in its order, once each."""
+    names = [f"test_add_{i:02d}" for i in range(40)]
+    cases = build_corpus(tmp_path / "cases", adds=names, index=True)
+    (tmp_path / "reorder_items.py").write_text(
+        "def pytest_collection_modifyitems(config, items):\n"
+        "    keep = [i for i in items if int(i.name[-2:]) % 3]\n"
+        "    config.hook.pytest_deselected(items=[i for i in items if i not in keep])\n"
+        "    items[:] = keep[::-1]\n")
+    proc = run_cli("--backend", TOY, "--cases", str(cases), "--report-dir", "r", "-n", "2",
+                   "-p", "reorder_items", "--backend-option", "test_add_05=wrong_values", cwd=tmp_path)
+    kept = [n for n in names if int(n[-2:]) % 3][::-1]
+    lines = read_jsonl(tmp_path / "r" / "results.jsonl")
+    assert [r["case"] for r in lines] == kept, proc.stdout + proc.stderr
+    assert {r["case"]: r["status"] for r in lines}["test_add_05"] == "fail"
+    assert all(r["status"] == "pass" for r in lines if r["case"] != "test_add_05")
+    assert proc.returncode == 1 and "14 deselected" in proc.stdout
+
+
 def test_killed_run_resumes_without_losing_or_repeating_a_case(tmp_path):
     names = [f"test_add_{i:02d}" for i in range(14)]
     cases = build_corpus(tmp_path / "cases", adds=names, index=True)
