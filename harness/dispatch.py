@@ -148,5 +148,7 @@ class Dispatch:
         for executor in self.executors:
             if executor.pending:
                 executor.terminate()
+            else:
+                executor.ask_to_exit()  # all of them before waiting for any
         for executor in self.executors:
             executor.close()

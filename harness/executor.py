@@ -362,6 +362,7 @@ class Executor:
         self._stage = None
         self._tail: _Tail | None = None  # the child's stdout/stderr, for its last words
         self._stopped = False
+        self._asked = False
         self._launched = 0.0  # when the child was started; until it is ready, its deadline counts from here
         self.pending: collections.deque = collections.deque()  # sent, not yet answered, in order
         self._since = 0.0  # when the first pending case began (as near as the parent can tell)
@@ -408,6 +409,7 @@ class Executor:
             self._poller = select.poll()
             self._poller.register(parent.fileno(), select.POLLIN)
         self.info = None
+        self._asked = False  # whether this child was told to end (ask_to_exit)
         self._launched = time.monotonic()
 
     def _handshake(self) -> dict:
@@ -571,13 +573,20 @@ class Executor:
 
     # -- stopping ------------------------------------------------------------------------------
 
-    def close(self) -> None:
-        # A child still loading, or one mid-case, is killed: there is nothing to wait for.
-        if self._proc is not None and self._proc.is_alive() and not self.pending and self.info is not None:
+    def ask_to_exit(self) -> None:
+        """Tell an idle, ready child to end, without waiting for it (close() waits): several
+        executors then wind down side by side."""
+        if self._proc is not None and not self.pending and self.info is not None and not self._asked:
             try:
                 self._conn.send(None)
             except OSError:
                 pass
+            self._asked = True
+
+    def close(self) -> None:
+        # A child still loading, or one mid-case, is killed: there is nothing to wait for.
+        if self._proc is not None and self._proc.is_alive() and not self.pending and self.info is not None:
+            self.ask_to_exit()
             self._proc.join(2)
         self._kill()
         self.pending.clear()

@@ -22,7 +22,7 @@ from onnx_conformance.harness import safety
 from onnx_conformance.harness import shard
 from onnx_conformance.harness.corpus import Case, CorpusError, find_cases, index_sha256
 from onnx_conformance.harness.dispatch import Dispatch
-from onnx_conformance.harness.executor import BackendUnavailable, Executor, one_line
+from onnx_conformance.harness.executor import BackendUnavailable, Executor, describe_exit, one_line
 from onnx_conformance.harness.expectations import ExpectationsError
 from onnx_conformance.harness.junit import JUNIT, Testcase, write_junit
 from onnx_conformance.harness.reports import terminal_summary, write_matrices
@@ -634,11 +634,11 @@ class Conformance:
             self.run_info["gate"] = {"regressions": self.verdict.regressions,
                                      "fixes": self.verdict.fixes, "stale": self.verdict.stale}
         try:
-            self._write_junit()
-            write_matrices(self.results, self.run_info, self.report_dir)
+            _side_by_side(self._write_junit, lambda: write_matrices(self.results, self.run_info, self.report_dir))
         except Exception as e:
             # results.jsonl is safe on disk, but a CI job must not go green without its reports.
-            self.warnings.append(f"reports: could not write junit.xml or the matrices: {type(e).__name__}: {e}")
+            said = str(e) if isinstance(e, JobFailed) else f"{type(e).__name__}: {e}"
+            self.warnings.append(f"reports: could not write junit.xml or the matrices: {said}")
             if self.verdict is not None and self.verdict.exit_code == baseline.OK:
                 self.verdict.exit_code = session.exitstatus = baseline.SETUP_ERROR
                 self.run_info["exit_code"] = baseline.SETUP_ERROR
@@ -751,6 +751,49 @@ class CaseItem(pytest.Item):
 
     def reportinfo(self):
         return Path(self.case.path), None, self.name
+
+
+class JobFailed(Exception):
+    """A job _side_by_side ran in a forked copy failed; the message is its exception, 'Type: words'."""
+
+
+def _side_by_side(*jobs) -> None:
+    """Run the jobs at once: each but the last in a forked copy of this process, the last here (a
+    whole-corpus run's junit.xml and matrices take about a second each, and the run has ended: the
+    cores are free). One after the other where fork is not safe (not POSIX, or a thread running
+    besides this one). The first job that failed raises here, with its own words."""
+    forked = []
+    if hasattr(os, "fork") and threading.active_count() == 1:
+        for job in jobs[:-1]:
+            read, write = os.pipe()
+            pid = os.fork()
+            if pid == 0:  # the copy: do the job, say how it went, and leave without any clean-up
+                os.close(read)
+                code = 0
+                try:
+                    job()
+                except BaseException as e:  # noqa: BLE001 - reported to the parent, word for word
+                    os.write(write, f"{type(e).__name__}: {e}".encode("utf-8", "replace"))
+                    code = 1
+                os._exit(code)
+            os.close(write)
+            forked.append((pid, read))
+        jobs = jobs[-1:]
+    failure = None
+    try:
+        for job in jobs:
+            job()
+    except Exception as e:
+        failure = e
+    for pid, read in forked:
+        with os.fdopen(read, "rb") as said:
+            words = said.read().decode("utf-8", "replace")
+        _, status = os.waitpid(pid, 0)
+        if failure is None and (words or status):
+            code = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+            failure = JobFailed(words or f"the process writing it {describe_exit(code)}")
+    if failure is not None:
+        raise failure
 
 
 def _collected_groups(state: Conformance) -> dict[str, list[Case]]:

@@ -174,6 +174,19 @@ def test_items_a_plugin_deselects_and_reorders_after_the_executors_started(tmp_p
     assert proc.returncode == 1 and "14 deselected" in proc.stdout
 
 
+def test_a_report_that_cannot_be_written_fails_the_gate_and_the_others_are_written(tmp_path):
+    """junit.xml and the matrices are written side by side (junit.xml in a forked copy of the
+    process): a failure there still reaches the run's warnings and exit code, in its own words."""
+    cases = build_corpus(tmp_path / "cases", adds=["test_add_a", "test_add_b"], index=True)
+    (tmp_path / "r" / "junit.xml.tmp").mkdir(parents=True)  # where junit.xml is written before it is moved
+    proc = run_cli("--backend", TOY, "--cases", str(cases), "--report-dir", "r", cwd=tmp_path)
+    out = proc.stdout + proc.stderr
+    assert "reports: could not write junit.xml or the matrices: IsADirectoryError: " in out, out
+    assert proc.returncode == 2
+    assert (tmp_path / "r" / "matrix.json").is_file() and not (tmp_path / "r" / "junit.xml").exists()
+    assert json.loads((tmp_path / "r" / "run.json").read_text())["exit_code"] == 2
+
+
 def test_killed_run_resumes_without_losing_or_repeating_a_case(tmp_path):
     names = [f"test_add_{i:02d}" for i in range(14)]
     cases = build_corpus(tmp_path / "cases", adds=names, index=True)

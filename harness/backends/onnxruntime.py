@@ -244,7 +244,8 @@ def to_ortvalue(x: np.ndarray) -> ort.OrtValue:
     handed over as raw bits with the element type named explicitly.
     """
     if x.dtype.type.__module__ == "numpy":
-        return ort.OrtValue.ortvalue_from_numpy(x)
+        # what ort.OrtValue.ortvalue_from_numpy(x) builds, with the CPU device made once, not per call
+        return ort.OrtValue(ort_errors.OrtValue.ortvalue_from_numpy(x, _cpu_device()), x)
     elem = helper.np_dtype_to_tensor_dtype(x.dtype)
     bits = dtypes.bits_of(x.dtype)
     if bits >= 8:
@@ -258,12 +259,23 @@ def to_ortvalue(x: np.ndarray) -> ort.OrtValue:
     return value
 
 
+@functools.lru_cache(maxsize=None)
+def _cpu_device():
+    return ort.OrtDevice.make("cpu", 0)._get_c_device()
+
+
+@functools.lru_cache(maxsize=None)
+def _element(elem_type: int) -> tuple[str, np.dtype | None]:
+    """An output's ONNX element type name and numpy dtype (None for string), looked up once each."""
+    name = dtypes.name_of(elem_type)
+    return name, None if name == "string" else dtypes.numpy_of(name)
+
+
 def from_ortvalue(value: ort.OrtValue) -> np.ndarray:
     """A CPU tensor OrtValue as numpy, keeping its ONNX element type (bfloat16 stays bfloat16)."""
-    name = dtypes.name_of(value.element_type())
-    if name == "string":
+    name, target = _element(value.element_type())
+    if target is None:
         return value.numpy()
-    target = dtypes.numpy_of(name)
     if target.type.__module__ == "numpy":
         out = value.numpy()
         if out.dtype != target:
