@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import collections
 import math
+import os
 import select
+import threading
 import time
 from multiprocessing.connection import wait
 from typing import Callable
@@ -44,6 +46,9 @@ class Dispatch:
         # watching the file descriptors of the executors that have cases out.
         self._poller = select.poll() if hasattr(select, "poll") else None
         self._polled: set[int] = set()
+        self._thread: threading.Thread | None = None  # work_ahead()'s
+        self._thread_error: BaseException | None = None
+        self._stop: tuple[int, int] | None = None  # the pipe that stops it
         spares = [spare] if isinstance(spare, Executor) else list(spare or [])
         wanted = max(1, min(workers, len(cases)))
         self.executors: list[Executor] = spares[:wanted]
@@ -67,10 +72,45 @@ class Dispatch:
             del self._ready[name]
         self._feed()
 
-    def pump(self) -> None:
-        """Take in the results that have come and keep every executor fed, without waiting: for the
-        pytest process to call while it is busy elsewhere (collecting), so the executors work on."""
-        self._pump(block=False)
+    def work_ahead(self) -> None:
+        """Keep the executors fed from a thread of this process until stop_working_ahead(): for
+        while the pytest process builds and sorts its items, when nothing else touches this
+        dispatch. The thread waits on the executors' answers (holding no lock while it waits)."""
+        if self._thread is not None:
+            return
+        self._stop = os.pipe()
+        self._thread = threading.Thread(target=self._work_ahead, name="conformance-work-ahead", daemon=True)
+        self._thread.start()
+
+    def stop_working_ahead(self) -> None:
+        """Stop the thread work_ahead() started, once it has taken in what has come; an error it
+        met is raised here."""
+        thread, self._thread = self._thread, None
+        if thread is None:
+            return
+        os.write(self._stop[1], b"x")
+        thread.join()
+        for fd in self._stop:
+            os.close(fd)
+        self._stop = None
+        error, self._thread_error = self._thread_error, None
+        if error is not None:
+            raise error
+
+    def _work_ahead(self) -> None:
+        stop = self._stop[0]
+        try:
+            while True:
+                self._pump(block=True, stop=stop)
+                if self._stopping(stop):
+                    return
+        except BaseException as e:  # noqa: BLE001 - handed to the main thread
+            self._thread_error = e
+
+    @staticmethod
+    def _stopping(fd: int) -> bool:
+        ready, _, _ = select.select([fd], [], [], 0)
+        return bool(ready)
 
     def result(self, case: Case) -> dict | None:
         """The case's result, waiting for it; None if the case was never planned here."""
@@ -110,29 +150,31 @@ class Dispatch:
                 batch = [self._plan.popleft() for _ in range(min(BATCH, len(self._plan)))]
                 executor.submit(batch)
 
-    def _pump(self, block: bool) -> None:
+    def _pump(self, block: bool, stop: int | None = None) -> None:
         """Take in every result that has come; with `block`, first wait for at least one (or for
-        the nearest deadline, when a case has hung or an executor has not started)."""
+        the nearest deadline, when a case has hung or an executor has not started, or for a byte on
+        `stop`, the work-ahead thread's stop signal)."""
         if block:
-            if self._idle is not None:
+            if self._idle is not None and stop is None:
                 self._idle()
             deadlines = [d for d in (e.deadline() for e in self.executors) if d is not None]
             watched = [e.connection for e in self.executors if e.pending and e.connection is not None]
-            if watched or deadlines:
+            if watched or deadlines or stop is not None:
                 timeout = max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
-                self._wait(watched, timeout)
+                self._wait(watched, timeout, stop)
         for executor in self.executors:
             for message, result in executor.collect():
                 if message["name"] in self._planned:  # not a case replan() took out of the run
                     self._ready[message["name"]] = (result, executor)
         self._feed()
 
-    def _wait(self, connections: list, timeout: float | None) -> None:
-        """Until one of `connections` has something to read, or `timeout` seconds have passed."""
+    def _wait(self, connections: list, timeout: float | None, stop: int | None = None) -> None:
+        """Until one of `connections` (or the file descriptor `stop`) has something to read, or
+        `timeout` seconds have passed."""
         if self._poller is None:
-            wait(connections, timeout)
+            wait([*connections, *([stop] if stop is not None else [])], timeout)
             return
-        fds = {c.fileno() for c in connections}
+        fds = {c.fileno() for c in connections} | ({stop} if stop is not None else set())
         for fd in self._polled - fds:
             self._poller.unregister(fd)
         for fd in fds - self._polled:
@@ -145,6 +187,10 @@ class Dispatch:
         """Stop: cases not started are dropped; cases in flight end with their executors, killed;
         then every executor is closed."""
         self._plan.clear()
+        try:
+            self.stop_working_ahead()
+        except Exception:  # noqa: BLE001 - stopping: the executors are closed below all the same
+            pass
         for executor in self.executors:
             if executor.pending:
                 executor.terminate()

@@ -174,6 +174,13 @@ class Conformance:
         self.updating = opt("conformance_update_expectations")  # grade() reads these per case
         self.allow_fixes = opt("conformance_allow_fixes")
         self.started = time.time()
+        # No automatic garbage collection while the corpus is read and pytest builds its items: the
+        # heap only grows then (millions of objects), and each full collection walks all of it
+        # again (a dozen of them, 2.7 s of a whole-corpus run's 5 s before its first item, and the
+        # work-ahead thread waiting on the lock all the while). pytest_runtestloop freezes what
+        # was built and turns collection back on; pytest_unconfigure leaves it as it found it.
+        self.gc_was_enabled = gc.isenabled()
+        gc.disable()
 
     # -- session ---------------------------------------------------------------------------
 
@@ -275,10 +282,11 @@ class Conformance:
         write_json(self.report_dir / RUN, self.run_info)
         plan = self._early_plan()
         if plan is not None:
-            # The executors start on the cases while pytest builds its items (OpGroup.collect keeps
-            # them fed); pytest_runtestloop hands them the run's own list should it differ.
+            # The executors start on the cases while pytest builds its items, fed from a thread
+            # until pytest_runtestloop hands them the run's own list (should it differ).
             self.dispatch = Dispatch(plan, self.workers, self._new_executor, spare=self.launched,
                                      reruns=self.reruns, idle=self.log.idle)
+            self.dispatch.work_ahead()
             self.launched, self.executor = [], None
 
     def _early_plan(self) -> list[Case] | None:
@@ -345,8 +353,6 @@ class Conformance:
         return None
 
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list) -> None:
-        if self.dispatch is not None:
-            self.dispatch.pump()
         if not self.done:
             return
         keep, drop = [], []
@@ -363,6 +369,13 @@ class Conformance:
         """Hand this process's cases, in run order, to the executors before the first item runs;
         then run the items as pytest's own loop does, except that a case whose outcome pytest would
         only count (QUIET) is counted here, without pytest's per-item reporting."""
+        # The items live until the run ends: the garbage collector need not walk them again on
+        # every collection of the objects each case leaves behind (tens of thousands of items), nor
+        # in the collections pytest forces as it shuts down (~1 s); run-conformance unfreezes them
+        # once pytest has returned (cli.main).
+        gc.freeze()
+        if self.gc_was_enabled:
+            gc.enable()
         if self.is_worker or self.config.pluginmanager.hasplugin("dsession") \
                 or self.config.getoption("collectonly"):
             return None  # under xdist each worker runs its items one by one, as they are sent
@@ -370,12 +383,8 @@ class Conformance:
             return None  # pytest's own loop stops the run, and says why
         cases = [item.case for item in session.items
                  if isinstance(item, CaseItem) and self._listed_skip(item.case) is None]
-        # The items live until the run ends: the garbage collector need not walk them again on
-        # every collection of the objects each case leaves behind (tens of thousands of items), nor
-        # in the collections pytest forces as it shuts down (~1 s); run-conformance unfreezes them
-        # once pytest has returned (cli.main).
-        gc.freeze()
         if self.dispatch is not None:  # planned at sessionstart: now the run's own list and order
+            self.dispatch.stop_working_ahead()
             self.dispatch.replan(cases)
         else:
             # the one that proved the backend loads, and the others launched beside it
@@ -602,6 +611,7 @@ class Conformance:
     # -- the end ---------------------------------------------------------------------------
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        gc.disable()  # the reports below only build (pytest_unconfigure turns it back on)
         if self.dispatch is not None:
             self.dispatch.close()
             self.dispatch = None
@@ -645,6 +655,8 @@ class Conformance:
         write_json(self.report_dir / RUN, self.run_info)
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
+        if self.gc_was_enabled:
+            gc.enable()
         if self._sigterm is not None:
             signal.signal(signal.SIGTERM, self._sigterm)
 
@@ -693,10 +705,7 @@ class OpGroup(pytest.Collector):
 
     def collect(self):
         root = str(self.config.rootpath) + os.sep
-        dispatch = self.config.pluginmanager.get_plugin(PLUGIN_NAME).dispatch
-        for i, case in enumerate(self.cases):
-            if dispatch is not None and not i % 64:  # the executors work ahead while items are built
-                dispatch.pump()
+        for case in self.cases:
             # The item's path is its operator's (the corpus folder): a pathlib.Path per case is
             # most of what building 86,000 items costs. Its location, what pytest shows and
             # records, names the case folder, relative to the rootdir where it lies inside it.

@@ -85,7 +85,9 @@ def test_a_plan_made_before_the_run_gives_way_to_the_runs_own_list_and_order(tmp
 
     dispatch = Dispatch(cases, 2, make)  # planned in corpus order, and already handed out
     try:
-        dispatch.pump()
+        dispatch.work_ahead()
+        time.sleep(1)  # the executors answer some, from the thread
+        dispatch.stop_working_ahead()
         run = [c for c in reversed(cases) if c.name not in ("test_add_a", "test_add_f")]
         dispatch.replan(run)
         statuses = {c.name: dispatch.result(c)["status"] for c in run}
