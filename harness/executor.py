@@ -6,7 +6,9 @@ import collections
 import math
 import multiprocessing
 import multiprocessing.connection
+from multiprocessing.reduction import ForkingPickler
 import os
+import pickle
 import select
 import signal
 import sys
@@ -292,8 +294,9 @@ def _answer(conn, adapter, case: dict, stage, memory_limit: int | None, mark=Non
                             detail=memory_detail(memory_limit, where, "MemoryError"))
         result[EXITING] = True  # so the parent waits for this process, not sends it more
     try:  # JSON-ready here, where the case ran, not in the one process that reports them all
-        conn.send({k: v if type(v) in _PLAIN or (type(v) is float and math.isfinite(v)) else plain(v)
-                   for k, v in result.items()})
+        # (plain data: pickled as it is, without a ForkingPickler made per answer)
+        conn.send_bytes(pickle.dumps({k: v if type(v) in _PLAIN or (type(v) is float and math.isfinite(v))
+                                      else plain(v) for k, v in result.items()}, pickle.HIGHEST_PROTOCOL))
     except OSError:
         return False
     # A process that ran out is not trusted with the next case: start afresh.
@@ -362,6 +365,7 @@ class Executor:
         self._stage = None
         self._tail: _Tail | None = None  # the child's stdout/stderr, for its last words
         self._stopped = False
+        self._inbox, self._at, self._closed = bytearray(), 0, False
         self._asked = False
         self._launched = 0.0  # when the child was started; until it is ready, its deadline counts from here
         self.pending: collections.deque = collections.deque()  # sent, not yet answered, in order
@@ -409,6 +413,7 @@ class Executor:
             self._poller = select.poll()
             self._poller.register(parent.fileno(), select.POLLIN)
         self.info = None
+        self._inbox, self._at, self._closed = bytearray(), 0, False  # what the child sent, unread
         self._asked = False  # whether this child was told to end (ask_to_exit)
         self._launched = time.monotonic()
 
@@ -494,14 +499,12 @@ class Executor:
                     self._done = []
                     break
                 continue
-            try:
-                if not self._answered():
-                    if time.monotonic() - self._since > self.timeout:
-                        out.append(self._lost(answered=False))
-                    break
-                result = self._conn.recv()
-            except (EOFError, OSError):  # the pipe broke: the child is gone
-                out.append(self._lost(answered=True))
+            result = self._answer()
+            if result is None:  # none yet: the case is still running, or it hung, or it killed the child
+                if self._closed:
+                    out.append(self._lost(answered=True))
+                elif time.monotonic() - self._since > self.timeout:
+                    out.append(self._lost(answered=False))
                 break
             message = self.pending.popleft()
             self._since = time.monotonic()
@@ -512,11 +515,49 @@ class Executor:
             out.append((message, result))
         return out
 
-    def _answered(self) -> bool:
-        """Whether the child's next message (or its end: the pipe closing) is there to read."""
-        if self._poller is None:
-            return self._conn.poll(0)
-        return bool(self._poller.poll(0))
+    def _answer(self) -> dict | None:
+        """The child's next answer, without waiting; None if it has not come. Everything the
+        child has written is taken in one read and kept (`_inbox`), so a run reads the pipe once
+        for several answers, not twice for each; `_closed` says the child's end is closed."""
+        while True:
+            frame = self._frame()
+            if frame is not None or self._closed:
+                return frame
+            readable = self._conn.poll(0) if self._poller is None else self._poller.poll(0)
+            if not readable:
+                return None
+            try:
+                data = os.read(self._conn.fileno(), 1 << 20)
+            except OSError:
+                data = b""
+            if not data:
+                self._closed = True
+            self._inbox += data
+
+    def _frame(self):
+        """The next whole message in `_inbox` (multiprocessing.Connection's framing: a 4-byte
+        big-endian length, -1 then 8 bytes for a longer one), unpickled; None if none is whole."""
+        inbox, at = self._inbox, self._at
+        if len(inbox) - at < 4:
+            return None
+        size, head = int.from_bytes(inbox[at:at + 4], "big", signed=True), 4
+        if size == -1:
+            if len(inbox) - at < 12:
+                return None
+            size, head = int.from_bytes(inbox[at + 4:at + 12], "big"), 12
+        end = at + head + size
+        if len(inbox) < end:
+            return None
+        with memoryview(inbox) as view:  # as Connection.recv reads a message
+            message = ForkingPickler.loads(view[at + head:end])
+        if end == len(inbox):
+            self._inbox, self._at = bytearray(), 0
+        else:
+            self._at = end
+            if end > 1 << 20:  # drop what was read
+                del self._inbox[:end]
+                self._at = 0
+        return message
 
     def run(self, case) -> dict:
         """The result of one case (a corpus.Case); crash and timeout are results, not raises."""
