@@ -173,6 +173,8 @@ class OnnxRuntimeAdapter(Adapter):
             values = binding.get_outputs()
         # A sparse result (Constant's sparse_value) is returned as ORT gives it, not densified: the
         # graph declares a dense tensor, so the comparator reports the wrong kind of output.
+        # By index: iterating the binding's OrtValueVector costs ~20 us a run, indexing it ~1.
+        values = [values[i] for i in range(len(values))]
         return [_sparse(v) if v.is_sparse_tensor() else from_ortvalue(v) for v in values]
 
     def classify(self, exc: BaseException, stage: str) -> str:
