@@ -11,6 +11,9 @@ exhaustion through its metadata):
 - the test data matches the model: one file per declared input and output, numbered 0..N-1, each
   input of the declared element type and static shape.
 Files are parsed with protobuf only: nothing in a corpus is evaluated or unpickled.
+The executor checks model.onnx (and the tensors it holds) before the backend loads it, and the test
+data before the backend runs it, once the model loaded (check_model): a case its backend cannot load
+reads no test data.
 """
 
 from __future__ import annotations

@@ -267,3 +267,29 @@ def test_per_case_overhead_is_small(tmp_path):
     finally:
         executor.close()
     assert per_case < 0.005, f"{per_case * 1000:.2f} ms per case"
+
+
+def test_what_is_declined_or_cannot_load_reads_no_more_than_it_must(tmp_path):
+    """A case the adapter declines by its opset is declined before a byte of it is read; a model
+    that is not one is refused before the backend sees it; the test data is read only once the
+    model has loaded, and checked before the backend runs it."""
+    from tests.toybackends.toy import OldToy
+
+    cases = {c.name: dict(vars(c)) for c in find_cases(build_corpus(
+        tmp_path, adds=["test_add_new", "test_add_old", "test_add_badload", "test_add_baddata"], index=True))}
+    for name in ("test_add_new", "test_add_old"):
+        (tmp_path / "node" / name / "model.onnx").write_bytes(b"not a model")
+    for name in ("test_add_badload", "test_add_baddata"):
+        data = tmp_path / "node" / name / "test_data_set_0" / "input_0.pb"
+        data.unlink()
+        data.symlink_to("/etc/hostname")
+    cases["test_add_old"]["opset"] = 12  # as an index could say: within what OldToy declares
+    new = run_case(OldToy({}), cases["test_add_new"])
+    assert (new["status"], new["detail"]) == ("unsupported", "opset 14 above the backend's maximum 12")
+    old = run_case(OldToy({}), cases["test_add_old"])
+    assert (old["status"], old["detail"]) == ("error", "model.onnx: truncated or not an ONNX model")
+    refused = run_case(ToyAdapter({"test_add_badload": "load_error"}), cases["test_add_badload"])
+    assert refused["status"] == "error" and refused["detail"].startswith("ValueError: toy rejects")
+    unsafe = run_case(ToyAdapter({}), cases["test_add_baddata"])
+    assert (unsafe["status"], unsafe["stage"]) == ("error", "load")
+    assert unsafe["detail"] == "test_data_set_0/input_0.pb is a symlink leading outside the case directory"
