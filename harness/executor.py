@@ -19,7 +19,7 @@ from typing import Any
 from onnx_conformance.harness import safety
 from onnx_conformance.harness.compare import compare_outputs
 from onnx_conformance.harness.corpus import EXPECT_ERROR, data_sets, value_types
-from onnx_conformance.harness.results import new_result, plain
+from onnx_conformance.harness.results import FACTS, new_result, plain
 
 # What the child is doing, kept in shared memory so a crash can still say where it happened.
 IDLE, LOAD, RUN, COMPARE = 0, 1, 2, 3
@@ -295,8 +295,11 @@ def _answer(conn, adapter, case: dict, stage, memory_limit: int | None, mark=Non
         result[EXITING] = True  # so the parent waits for this process, not sends it more
     try:  # JSON-ready here, where the case ran, not in the one process that reports them all
         # (plain data: pickled as it is, without a ForkingPickler made per answer)
+        # Only what the case measured: the parent has the case's facts (its message) and rebuilds
+        # the same result from both with new_result (Executor.collect).
         conn.send_bytes(pickle.dumps({k: v if type(v) in _PLAIN or (type(v) is float and math.isfinite(v))
-                                      else plain(v) for k, v in result.items()}, pickle.HIGHEST_PROTOCOL))
+                                      else plain(v) for k, v in result.items()
+                                      if v is not None and k not in FACTS}, pickle.HIGHEST_PROTOCOL))
     except OSError:
         return False
     # A process that ran out is not trusted with the next case: start afresh.
@@ -304,6 +307,7 @@ def _answer(conn, adapter, case: dict, stage, memory_limit: int | None, mark=Non
 
 
 _PLAIN = {str, int, bool, type(None)}  # what plain() gives back as it is
+
 
 
 def memory_detail(limit: int | None, where: str | None, what: str) -> str:
@@ -508,11 +512,11 @@ class Executor:
                 break
             message = self.pending.popleft()
             self._since = time.monotonic()
-            if result.pop(EXITING, False):
-                out.append((message, result))
+            exiting = result.pop(EXITING, False)
+            out.append((message, new_result(message, **result)))
+            if exiting:
                 out += self._restart(list(self.pending), wait=True)
                 break
-            out.append((message, result))
         return out
 
     def _answer(self) -> dict | None:

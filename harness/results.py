@@ -25,6 +25,8 @@ FIELDS = (
     "max_abs_err", "max_rel_err", "max_ulp", "mismatches", "first_bad_index",
     "seconds",
 )
+# The fields new_result copies from the case: an executor's answer leaves them out (its parent has them).
+FACTS = frozenset({"case", "op", "domain", "opset", "since_version", "dtype", "types", "example", "kind"})
 RESULTS = "results.jsonl"
 # One encoder for every line: json.dumps builds a new one per call when given any option.
 _encode = json.JSONEncoder(ensure_ascii=False).encode
