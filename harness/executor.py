@@ -293,10 +293,10 @@ def _answer(conn, adapter, case: dict, stage, memory_limit: int | None, mark=Non
         result = new_result(case, status="crash", stage=where,
                             detail=memory_detail(memory_limit, where, "MemoryError"))
         result[EXITING] = True  # so the parent waits for this process, not sends it more
-    try:  # JSON-ready here, where the case ran, not in the one process that reports them all
-        # (plain data: pickled as it is, without a ForkingPickler made per answer)
-        # Only what the case measured: the parent has the case's facts (its message) and rebuilds
-        # the same result from both with new_result (Executor.collect).
+    # JSON-ready here, where the case ran, not in the one process that reports them all; only what
+    # the case measured (the parent has the case's facts, its message, and rebuilds the same result
+    # with new_result in Executor.collect); plain data, pickled without a ForkingPickler per answer.
+    try:
         conn.send_bytes(pickle.dumps({k: v if type(v) in _PLAIN or (type(v) is float and math.isfinite(v))
                                       else plain(v) for k, v in result.items()
                                       if v is not None and k not in FACTS}, pickle.HIGHEST_PROTOCOL))

@@ -12,15 +12,12 @@ import numpy as np
 import onnx
 import onnxruntime as ort
 from onnx import TensorProto, helper
-from onnxruntime.capi import onnxruntime_pybind11_state as ort_errors
+# The binding ort.InferenceSession and ort.OrtValue wrap (its exceptions are what ORT raises);
+# sessions on the CPU are made through it directly where it has what OnnxRuntimeAdapter.prepare calls.
+from onnxruntime.capi import onnxruntime_pybind11_state as _binding
 
-try:  # the binding InferenceSession wraps: see OnnxRuntimeAdapter.prepare
-    from onnxruntime.capi import _pybind_state as _binding
-
-    _DIRECT = all(hasattr(_binding.InferenceSession, n) for n in
-                  ("initialize_session", "inputs_meta", "outputs_meta", "run_with_ort_values", "run"))
-except (ImportError, AttributeError):
-    _DIRECT = False
+_DIRECT = all(hasattr(_binding.InferenceSession, n) for n in
+              ("initialize_session", "inputs_meta", "outputs_meta", "run_with_ort_values", "run"))
 
 from onnx_conformance.harness import dtypes
 from onnx_conformance.harness.backends.base import Adapter, Capabilities, Unsupported
@@ -178,7 +175,7 @@ class OnnxRuntimeAdapter(Adapter):
         return [_sparse(v) if v.is_sparse_tensor() else from_ortvalue(v) for v in values]
 
     def classify(self, exc: BaseException, stage: str) -> str:
-        if isinstance(exc, (Unsupported, NotImplementedError, ort_errors.NotImplemented)):
+        if isinstance(exc, (Unsupported, NotImplementedError, _binding.NotImplemented)):
             return "unsupported"
         text = str(exc)
         if "NOT_IMPLEMENTED : " in text or any(p.search(text) for p in _DECLINED):
@@ -247,7 +244,7 @@ def to_ortvalue(x: np.ndarray) -> ort.OrtValue:
     """
     if x.dtype.type.__module__ == "numpy":
         # what ort.OrtValue.ortvalue_from_numpy(x) builds, with the CPU device made once, not per call
-        return ort.OrtValue(ort_errors.OrtValue.ortvalue_from_numpy(x, _cpu_device()), x)
+        return ort.OrtValue(_binding.OrtValue.ortvalue_from_numpy(x, _cpu_device()), x)
     elem = helper.np_dtype_to_tensor_dtype(x.dtype)
     bits = dtypes.bits_of(x.dtype)
     if bits >= 8:
