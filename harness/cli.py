@@ -142,7 +142,9 @@ class _ConfigCatcher:
         self.config = config
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, *, exiting: bool = False) -> int:
+    """`exiting`: the process ends as this returns (entry), so what the run built stays frozen
+    rather than walked by one more full collection (~0.4 s of a whole-corpus run)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     passthrough: list[str] = []
     if "--" in argv:
@@ -176,7 +178,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         rc = int(pytest.main(pytest_args(args, cases, report_dir, passthrough), plugins=[catcher]))
     finally:
-        gc.unfreeze()  # the run's items, frozen while it ran (plugin.pytest_runtestloop)
+        if not exiting:
+            gc.unfreeze()  # the run's items and results, frozen from plugin.pytest_runtestloop on
     from onnx_conformance.harness.plugin import VERDICT  # only now: pytest must import the plugin itself to load it
 
     verdict = catcher.config.stash.get(VERDICT, None) if catcher.config is not None else None
@@ -194,7 +197,7 @@ def entry() -> None:
     cases and results: about 2 s of freeing memory the process is giving back anyway). Every
     report is written and closed by then; the exit handlers still run and the streams are flushed."""
     try:
-        rc = main()
+        rc = main(exiting=True)
     except SystemExit as e:  # argparse's --help and usage errors
         rc = e.code if isinstance(e.code, int) else (0 if e.code is None else SETUP_ERROR)
         if e.code is not None and not isinstance(e.code, int):
