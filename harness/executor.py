@@ -254,7 +254,12 @@ def _serve(conn, backend: str, options: dict, stage, log, memory_limit: int | No
         except (EOFError, OSError):  # the parent went away: nothing left to answer
             return
         if message is None:
-            return
+            # The run is over, and the parent waits for this process to end: it ends now, without
+            # unloading the backend and every module (~0.2 s of a run's serial end).
+            for stream in (sys.stdout, sys.stderr):
+                if stream is not None:
+                    stream.flush()
+            os._exit(0)
         # One case, or a batch of them answered one result each, in order (Executor.submit).
         for case in (message if isinstance(message, list) else [message]):
             if not _answer(conn, adapter, case, stage, memory_limit, mark):
