@@ -9,6 +9,7 @@ import re
 import sys
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -55,11 +56,9 @@ class Case:
         return asdict(self)
 
 
-def index_sha256(root: Path) -> str | None:
-    path = Path(root) / INDEX
-    if not path.is_file():
-        return None
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+class Corpus(NamedTuple):
+    cases: list[Case]
+    index_sha256: str | None  # of the index.json the facts came from (None: no index)
 
 
 def find_cases(root: Path) -> list[Case]:
@@ -68,12 +67,17 @@ def find_cases(root: Path) -> list[Case]:
     `root` may be our layout (`root/node/<case>/`) or onnx's own (`root/<case>/`): the walk does not
     care how deep a case sits. Metadata comes from `root/index.json` when there is one.
     """
+    return read_corpus(root).cases
+
+
+def read_corpus(root: Path) -> Corpus:
+    """find_cases, with the sha256 of the very index bytes the facts were read from."""
     root = Path(root)
     if not root.is_dir():
         raise CorpusError(f"cases directory {root} does not exist")
     from onnx_conformance.harness.safety import symlink_leaving
 
-    index = _read_index(root)
+    index, index_hash = _read_index(root)
     found: dict[str, str] = {}
     unsafe: dict[str, str] = {}  # folders that are symlinks out of the corpus: reported, not read
 
@@ -131,16 +135,17 @@ def find_cases(root: Path) -> list[Case]:
             continue
         cases.append(_from_index(name, case_dir, entry) if entry else _inferred(name, case_dir))
     cases.sort(key=lambda c: (c.op or "", c.name))
-    return cases
+    return Corpus(cases, index_hash)
 
 
-def _read_index(root: Path) -> dict | None:
+def _read_index(root: Path) -> tuple[dict | None, str | None]:
+    """The index's cases and the sha256 of its bytes, read once ((None, None): no index)."""
     path = root / INDEX
     if not path.is_file():
-        return None
+        return None, None
+    data = path.read_bytes()
     try:
-        data = json.loads(path.read_text())
-        return dict(data["cases"])
+        return dict(json.loads(data)["cases"]), hashlib.sha256(data).hexdigest()
     except (ValueError, KeyError, TypeError) as e:
         raise CorpusError(f"{path} is not a corpus index ({type(e).__name__}: {e})") from e
 

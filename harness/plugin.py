@@ -20,7 +20,7 @@ from onnx_conformance import harness
 from onnx_conformance.harness import expectations as baseline
 from onnx_conformance.harness import safety
 from onnx_conformance.harness import shard
-from onnx_conformance.harness.corpus import Case, CorpusError, find_cases, index_sha256
+from onnx_conformance.harness.corpus import Case, CorpusError, read_corpus
 from onnx_conformance.harness.dispatch import Dispatch
 from onnx_conformance.harness.executor import BackendUnavailable, Executor, describe_exit, one_line
 from onnx_conformance.harness.expectations import ExpectationsError
@@ -211,7 +211,8 @@ class Conformance:
 
     def _sessionstart(self) -> None:
         try:
-            self.cases = {c.name: c for c in find_cases(self.root)}
+            corpus = read_corpus(self.root)
+            self.cases = {c.name: c for c in corpus.cases}
         except CorpusError as e:
             raise pytest.UsageError(str(e)) from None
         if self.shard is not None:
@@ -233,7 +234,7 @@ class Conformance:
             return  # listing cases runs nothing, so it must not start a fresh results file
 
         resume = self.config.getoption("conformance_resume")
-        index_hash = index_sha256(self.root)
+        index_hash = corpus.index_sha256
         previous = read_json(self.report_dir / RUN) if resume else None
         if previous:
             self._check_resumable(previous, index_hash)
