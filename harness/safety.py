@@ -185,10 +185,10 @@ class _CaseDir:
             kinds: dict[str, str] | None = {}
             try:
                 with os.scandir(os.path.join(self.dir, folder) if folder else self.dir) as it:
-                    for entry in it:
-                        kinds[entry.name] = ("link" if entry.is_symlink() else
+                    for entry in it:  # most entries are files: one call each
+                        kinds[entry.name] = ("file" if entry.is_file(follow_symlinks=False) else
                                              "dir" if entry.is_dir(follow_symlinks=False) else
-                                             "file" if entry.is_file(follow_symlinks=False) else "other")
+                                             "link" if entry.is_symlink() else "other")
             except OSError:
                 kinds = None
             self._listings[folder] = kinds
@@ -561,26 +561,33 @@ def _graph_tensors(graph, prefix: str):
         yield from _node_tensors(node, prefix)
 
 
-def _node_tensors(node, prefix: str):
-    from onnx import AttributeProto as A
+# AttributeProto's types that hold tensors or graphs (onnx.proto); an attribute of another type
+# is still looked into, should its file set a tensor or graph field all the same.
+_TENSOR, _GRAPH, _SPARSE_TENSOR = 4, 5, 11
 
-    label = f"{prefix}node {(node.name or node.op_type)!r}"
+
+def _node_tensors(node, prefix: str):
     for a in node.attribute:
-        where = f"{label} attribute {a.name!r}"
-        if a.type == A.TENSOR or a.HasField("t"):
+        kind = a.type
+        t, g, sparse = (kind == _TENSOR or a.HasField("t"), kind == _GRAPH or a.HasField("g"),
+                        kind == _SPARSE_TENSOR or a.HasField("sparse_tensor"))
+        if not (t or g or sparse or a.tensors or a.sparse_tensors or a.graphs):
+            continue  # the names below are built only for an attribute that holds something
+        where = f"{prefix}node {(node.name or node.op_type)!r} attribute {a.name!r}"
+        if t:
             yield where, a.t
-        for i, t in enumerate(a.tensors):
-            yield f"{where}[{i}]", t
-        if a.type == A.SPARSE_TENSOR or a.HasField("sparse_tensor"):
+        for i, tensor in enumerate(a.tensors):
+            yield f"{where}[{i}]", tensor
+        if sparse:
             yield where, a.sparse_tensor.values
             yield f"{where} indices", a.sparse_tensor.indices
         for i, s in enumerate(a.sparse_tensors):
             yield f"{where}[{i}]", s.values
             yield f"{where}[{i}] indices", s.indices
-        if a.type == A.GRAPH or a.HasField("g"):
+        if g:
             yield from _graph_tensors(a.g, f"{where} > ")
-        for i, g in enumerate(a.graphs):
-            yield from _graph_tensors(g, f"{where}[{i}] > ")
+        for i, graph in enumerate(a.graphs):
+            yield from _graph_tensors(graph, f"{where}[{i}] > ")
 
 
 def _value_tensors(value, where: str):
