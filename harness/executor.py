@@ -248,6 +248,12 @@ def _serve(conn, backend: str, options: dict, stage, log, memory_limit: int | No
                    f"cannot load backend {backend!r}: {describe(e)}"))
         return
     conn.send(("ready", info))
+    if not conn.poll(0):
+        # No case yet (the parent is still reading the corpus; the cores are not all busy): what
+        # judging a random operator's outputs imports is imported now, not in the middle of the run.
+        from onnx_conformance.harness import distribution
+
+        distribution.warm_up()
     while True:
         try:
             message = conn.recv()
