@@ -19,7 +19,7 @@ from typing import Any
 from onnx_conformance.harness import safety
 from onnx_conformance.harness.compare import compare_outputs
 from onnx_conformance.harness.corpus import EXPECT_ERROR, data_sets, value_types
-from onnx_conformance.harness.results import FACTS, new_result, plain
+from onnx_conformance.harness.results import MEASURED, measured_result, new_result, plain
 
 # What the child is doing, kept in shared memory so a crash can still say where it happened.
 IDLE, LOAD, RUN, COMPARE = 0, 1, 2, 3
@@ -32,7 +32,6 @@ LOG_BOUND = 1 << 20
 # Where the backend may run out of memory in a way that does not raise MemoryError in Python.
 _OUT_OF_MEMORY = ("MemoryError", "bad_alloc", "Cannot allocate memory", "out of memory")
 LIMITS = safety.Limits()  # the executor's own, set by _serve from --memory-limit
-EXITING = "_executor_exits"  # in a result: the child ends after sending it
 
 
 def _message(case) -> dict:
@@ -303,14 +302,14 @@ def _answer(conn, adapter, case: dict, stage, memory_limit: int | None, mark=Non
         where = STAGE_NAMES.get(stage.value)
         result = new_result(case, status="crash", stage=where,
                             detail=memory_detail(memory_limit, where, "MemoryError"))
-        result[EXITING] = True  # so the parent waits for this process, not sends it more
     # JSON-ready here, where the case ran, not in the one process that reports them all; only what
-    # the case measured (the parent has the case's facts, its message, and rebuilds the same result
-    # with new_result in Executor.collect); plain data, pickled without a ForkingPickler per answer.
+    # the case measured, in MEASURED's order (the parent has the case's facts, its message, and
+    # rebuilds the same result in Executor.collect), and whether this process ends after it; plain
+    # data, pickled without a ForkingPickler per answer.
+    values = tuple([v if type(v) in _PLAIN or (type(v) is float and math.isfinite(v)) else plain(v)
+                    for v in map(result.get, MEASURED)])
     try:
-        conn.send_bytes(pickle.dumps({k: v if type(v) in _PLAIN or (type(v) is float and math.isfinite(v))
-                                      else plain(v) for k, v in result.items()
-                                      if v is not None and k not in FACTS}, pickle.HIGHEST_PROTOCOL))
+        conn.send_bytes(pickle.dumps((values, out_of_memory), pickle.HIGHEST_PROTOCOL))
     except OSError:
         return False
     # A process that ran out is not trusted with the next case: start afresh.
@@ -514,8 +513,8 @@ class Executor:
                     self._done = []
                     break
                 continue
-            result = self._answer()
-            if result is None:  # none yet: the case is still running, or it hung, or it killed the child
+            answer = self._answer()
+            if answer is None:  # none yet: the case is still running, or it hung, or it killed the child
                 if self._closed:
                     out.append(self._lost(answered=True))
                 elif time.monotonic() - self._since > self.timeout:
@@ -523,8 +522,8 @@ class Executor:
                 break
             message = self.pending.popleft()
             self._since = time.monotonic()
-            exiting = result.pop(EXITING, False)
-            out.append((message, new_result(message, **result)))
+            values, exiting = answer  # exiting: the parent waits for this process, not sends it more
+            out.append((message, measured_result(message, values)))
             if exiting:
                 out += self._restart(list(self.pending), wait=True)
                 break
