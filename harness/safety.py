@@ -150,6 +150,11 @@ def _inside(real_root: str, real_path: str) -> bool:
     return real_path == real_root or real_path.startswith(real_root.rstrip(os.sep) + os.sep)
 
 
+def _head(rel: str, where: str) -> str:
+    """How a message about a tensor starts: `rel: where `."""
+    return f"{rel}: {where} " if where else f"{rel}: "
+
+
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
@@ -271,7 +276,13 @@ class _CaseDir:
                                  f"{size_text(limit)}-byte limit")
             # First what fstat says it holds and a byte more (a read of 16 MiB makes a buffer that
             # size for a file of a few bytes); should that byte come, the file grew: read on.
-            chunks, left, first = [], limit + 1, True
+            if st.st_size < 1 << 24:
+                data = os.read(fd, st.st_size + 1)
+                if len(data) == st.st_size:
+                    return data  # all of it, in one read: the end, as a next read would say
+                chunks, left, first = [data], limit + 1 - len(data), False
+            else:
+                chunks, left, first = [], limit + 1, True
             while left > 0:
                 chunk = os.read(fd, min(left, st.st_size + 1 if first else 1 << 24, 1 << 24))
                 if not chunk:
@@ -308,31 +319,30 @@ class _CaseDir:
     def check_tensor(self, t, rel: str, where: str, base: str) -> None:
         """`where` names the tensor inside `rel` ('' for a .pb file's own tensor); `base` is the
         folder its external data is relative to, relative to the case."""
-        head = f"{rel}: {where} " if where else f"{rel}: "
         data_type = t.data_type
         if data_type == 0:  # TensorProto.UNDEFINED
-            raise UnsafeCase(f"{head}no data type")
+            raise UnsafeCase(f"{_head(rel, where)}no data type")
         if data_type not in _onnx_types():
-            raise UnsafeCase(f"{head}data type {data_type} is not an ONNX type")
+            raise UnsafeCase(f"{_head(rel, where)}data type {data_type} is not an ONNX type")
         dtype = _type_name(data_type)
         dims = t.dims
         if dims and min(dims) < 0:
-            raise UnsafeCase(f"{head}dims {list(dims)} include a negative size")
+            raise UnsafeCase(f"{_head(rel, where)}dims {list(dims)} include a negative size")
         dims = list(dims)
         if t.HasField("segment"):
-            raise UnsafeCase(f"{head}segmented tensors are not supported")
+            raise UnsafeCase(f"{_head(rel, where)}segmented tensors are not supported")
         count = math.prod(dims)
         external = t.data_location == _EXTERNAL
         if external or t.external_data:
             location = next((e.value for e in t.external_data if e.key == "location"), None)
             if external or location is not None:
-                present = self._external(t, head, base)
+                present = self._external(t, _head(rel, where), base)
         if dtype == "string":
             if external:
-                raise UnsafeCase(f"{head}string tensors cannot use external data")
+                raise UnsafeCase(f"{_head(rel, where)}string tensors cannot use external data")
             held = len(t.string_data)
             if held != count:
-                raise UnsafeCase(f"{head}dims {dims} need {size_text(count)} strings, "
+                raise UnsafeCase(f"{_head(rel, where)}dims {dims} need {size_text(count)} strings, "
                                  f"the file holds {held}")
             return
         bits = _SUB_BYTE_BITS.get(dtype)
@@ -345,11 +355,11 @@ class _CaseDir:
             need = count * itemsize
         if external:
             if need != present:
-                raise UnsafeCase(f"{head}dims {dims} need {size_text(need)} bytes, its "
+                raise UnsafeCase(f"{_head(rel, where)}dims {dims} need {size_text(need)} bytes, its "
                                  f"external data holds {size_text(present)}")
         elif t.HasField("raw_data"):
             if need != len(t.raw_data):
-                raise UnsafeCase(f"{head}dims {dims} need {size_text(need)} bytes, the file "
+                raise UnsafeCase(f"{_head(rel, where)}dims {dims} need {size_text(need)} bytes, the file "
                                  f"holds {size_text(len(t.raw_data))}")
         else:
             field = _FIELDS.get(data_type)
@@ -360,10 +370,10 @@ class _CaseDir:
             if bits in (2, 4):  # int32_data carries one packed byte per entry
                 values = need
             if held != values:
-                raise UnsafeCase(f"{head}dims {dims} need {size_text(values)} values, "
+                raise UnsafeCase(f"{_head(rel, where)}dims {dims} need {size_text(values)} values, "
                                  f"the file holds {size_text(held)}")
         if need > self.limits.tensor_bytes:
-            raise UnsafeCase(f"{head}dims {dims} need {size_text(need)} bytes, more than the "
+            raise UnsafeCase(f"{_head(rel, where)}dims {dims} need {size_text(need)} bytes, more than the "
                              f"{size_text(self.limits.tensor_bytes)}-byte tensor limit")
 
     def _external(self, t, head: str, base: str) -> int:
@@ -519,7 +529,7 @@ class _CaseDir:
             dims = [d.dim_value if d.HasField("dim_value") else None
                     for d in declared.shape.dim]
             got = list(value.dims)
-            if len(dims) != len(got) or any(d is not None and d != g for d, g in zip(dims, got)):
+            if len(dims) != len(got) or [g if d is None else d for d, g in zip(dims, got)] != got:
                 shown = [d if d is not None else (s.dim_param or "?")
                          for d, s in zip(dims, declared.shape.dim)]
                 raise UnsafeCase(f"{rel}: shape {got}, the model's {role} "
