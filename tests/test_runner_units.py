@@ -135,6 +135,30 @@ def test_both_layouts_are_found(tmp_path):
     assert find_cases(theirs)[0].example == "test_add"  # the fallback
 
 
+def test_a_case_from_the_index_is_what_its_constructor_makes():
+    """_from_index sets the fields without Case's __init__: the same fields, values, order, equality."""
+    from dataclasses import asdict, fields
+
+    from onnx_conformance.harness.corpus import Case, _from_index
+
+    entry = {"op": "Gather", "domain": "", "opset": 13, "since_version": 13, "dtype": "float",
+             "example": "gather_0", "kind": "expect-error", "tolerance": {"ulp": 0},
+             "types": {"T": "float", "Tind": "int32"}, "reason": "indices out of range",
+             "quality": {"reason": "r", "outputs": {"0": [1]}}, "files": {"model.onnx": "ab"}}
+    made = _from_index("test_gather_0", "cases/node/test_gather_0", entry)
+    built = Case(name="test_gather_0", path="cases/node/test_gather_0", op="Gather", opset=13,
+                 since_version=13, dtype="float", example="gather_0", kind="expect-error",
+                 tolerance={"ulp": 0}, types={"T": "float", "Tind": "int32"},
+                 reason="indices out of range", quality={"reason": "r", "outputs": {"0": [1]}})
+    assert made == built
+    assert list(vars(made).items()) == list(vars(built).items()) == list(asdict(built).items())
+    assert [f.name for f in fields(Case)] == list(vars(made))
+    defaults = _from_index("test_x", "p", {})  # an entry that says little: the defaults
+    assert (defaults.kind, defaults.domain, defaults.skip, defaults.unsafe) == ("expect-output", "", None, None)
+    with pytest.raises(Exception):
+        made.op = "Other"  # still frozen
+
+
 def test_index_out_of_step_with_the_directories_is_an_error(tmp_path):
     root = build_corpus(tmp_path / "c", adds=["test_add_a", "test_add_b"], index=True)
     shutil.rmtree(root / "node" / "test_add_b")
