@@ -42,7 +42,7 @@ KINDS = ("uniform", "normal", "bernoulli", "multinomial")
 
 
 def warm_up() -> None:
-    """Import what the tests take (scipy.stats: ~0.4 s of an executor's CPU) ahead of the first
+    """Import what the tests take (scipy.stats: ~0.5 s of an executor's CPU) ahead of the first
     random case; executor processes do it while they have no case to run."""
     from scipy import stats  # noqa: F401
 

@@ -373,8 +373,8 @@ class Conformance:
         only count (QUIET) is counted here, without pytest's per-item reporting."""
         # The items live until the run ends: the garbage collector need not walk them again on
         # every collection of the objects each case leaves behind (tens of thousands of items), nor
-        # in the collections pytest forces as it shuts down (~1 s); run-conformance unfreezes them
-        # once pytest has returned (cli.main).
+        # in the collections pytest forces as it shuts down (~1 s); cli.main unfreezes them once
+        # pytest has returned, unless the process ends there (run-conformance).
         gc.freeze()
         if self.gc_was_enabled:
             # Young objects are collected as usual, but no full collection runs while the run only
@@ -620,8 +620,8 @@ class Conformance:
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         # No collection while the reports below only build, and none of what the run built in
         # the collections pytest forces as it shuts down (~0.4 s): it is frozen, results and all
-        # (pytest_unconfigure turns collection back on, cli.main unfreezes; what the run left
-        # for a full collection is found then).
+        # (pytest_unconfigure turns collection back on; where cli.main unfreezes, what the run
+        # left for a full collection is found then).
         gc.disable()
         gc.set_threshold(*self.gc_thresholds)
         gc.freeze()
