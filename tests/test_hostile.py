@@ -212,11 +212,18 @@ def test_a_symlinked_case_inside_the_corpus_is_not_reported_twice(tmp_path):
     assert [c.name for c in find_cases(base)] == ["test_add"]
 
 
+# The one read allowed: an executor's answer, which the harness's own child process wrote
+# (marshal of plain values: it cannot run code, as unpickling its answers before could).
+ANSWERS = "executor.py: message = marshal.loads(view[at + head:end])"
+
+
 def test_nothing_from_a_corpus_is_evaluated_or_unpickled():
     """The harness reads corpora with protobuf and json only."""
     banned = re.compile(r"(\b(pickle\.loads?|marshal\.loads?|yaml\.load|np\.load|numpy\.load|"
                         r"shelve\.open)|(?<![\w.])(eval|exec|__import__))\s*\(|allow_pickle\s*=\s*True")
-    hits = [f"{p.name}:{n}: {line.strip()}" for p in sorted((REPO / "harness").rglob("*.py"))
+    hits = [(p.name, n, line.strip()) for p in sorted((REPO / "harness").rglob("*.py"))
             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
             if banned.search(line)]
-    assert not hits, hits
+    others = [f"{name}:{n}: {line}" for name, n, line in hits if f"{name}: {line}" != ANSWERS]
+    assert not others, others
+    assert [f"{name}: {line}" for name, _, line in hits] == [ANSWERS]  # still there, still the only one
