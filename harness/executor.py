@@ -310,7 +310,12 @@ def _answer(conn, adapter, case: dict, stage, memory_limit: int | None, mark=Non
     values = tuple([v if type(v) in _PLAIN or (type(v) is float and math.isfinite(v)) else plain(v)
                     for v in map(result.get, MEASURED)])
     try:
-        _send(conn, marshal.dumps((values, out_of_memory)))
+        data = marshal.dumps((values, out_of_memory))
+    except ValueError:  # a value plain() left as it was, which marshal cannot write: its text
+        data = marshal.dumps((tuple(v if type(v) in _PLAIN or type(v) is float else str(v)
+                                    for v in values), out_of_memory))
+    try:
+        _send(conn, data)
     except OSError:
         return False
     # A process that ran out is not trusted with the next case: start afresh.

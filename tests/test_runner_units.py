@@ -317,3 +317,31 @@ def test_what_is_declined_or_cannot_load_reads_no_more_than_it_must(tmp_path):
     unsafe = run_case(ToyAdapter({}), cases["test_add_baddata"])
     assert (unsafe["status"], unsafe["stage"]) == ("error", "load")
     assert unsafe["detail"] == "test_data_set_0/input_0.pb is a symlink leading outside the case directory"
+
+
+def test_an_answer_marshal_cannot_write_still_arrives_as_text(monkeypatch):
+    """An executor's answer travels in marshal; a measured value it cannot write (none of ours is
+    one) arrives as its text rather than losing the case's answer."""
+    import fractions
+    import marshal
+    import os
+
+    from onnx_conformance.harness import executor
+
+    read, write = os.pipe()
+
+    class Pipe:
+        def fileno(self):
+            return write
+
+    monkeypatch.setattr(executor, "run_case", lambda adapter, case, stage=None: executor.new_result(
+        case, status="pass", detail="kept", seconds=fractions.Fraction(1, 3)))
+    try:
+        assert executor._answer(Pipe(), None, {"name": "test_x"}, None, None) is True
+        data = os.read(read, 4096)
+    finally:
+        os.close(read)
+        os.close(write)
+    assert int.from_bytes(data[:4], "big") == len(data) - 4  # Connection's framing
+    values, exiting = marshal.loads(data[4:])
+    assert (values[0], values[2], values[-1], exiting) == ("pass", "kept", "1/3", False)
