@@ -338,7 +338,6 @@ def _send(conn, data: bytes) -> None:
         conn.send_bytes(data)
 
 
-
 def memory_detail(limit: int | None, where: str | None, what: str) -> str:
     size = f" of {safety.size_text(limit)} bytes" if limit else ""
     during = f" during {where}" if where else ""
@@ -548,10 +547,11 @@ class Executor:
                 break
         return out
 
-    def _answer(self) -> dict | None:
-        """The child's next answer, without waiting; None if it has not come. Everything the
-        child has written is taken in one read and kept (`_inbox`), so a run reads the pipe once
-        for several answers, not twice for each; `_closed` says the child's end is closed."""
+    def _answer(self) -> tuple | None:
+        """The child's next answer, (MEASURED's values, whether it ends), without waiting; None if
+        it has not come. Everything the child has written is taken in one read and kept (`_inbox`),
+        so a run reads the pipe once for several answers, not twice for each; `_closed` says the
+        child's end is closed."""
         while True:
             frame = self._frame()
             if frame is not None or self._closed:

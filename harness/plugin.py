@@ -782,7 +782,7 @@ class JobFailed(Exception):
 
 def _side_by_side(*jobs) -> None:
     """Run the jobs at once: each but the last in a forked copy of this process, the last here (a
-    whole-corpus run's junit.xml and matrices take about a second each, and the run has ended: the
+    whole-corpus run's junit.xml and matrices take about half a second each, and the run has ended: the
     cores are free). One after the other where fork is not safe (not POSIX, or a thread running
     besides this one). The first job that failed raises here, with its own words."""
     forked = []

@@ -276,22 +276,16 @@ class _CaseDir:
                                  f"{size_text(limit)}-byte limit")
             # First what fstat says it holds and a byte more (a read of 16 MiB makes a buffer that
             # size for a file of a few bytes); should that byte come, the file grew: read on.
-            if st.st_size < 1 << 24:
-                data = os.read(fd, st.st_size + 1)
-                if len(data) == st.st_size:
-                    return data  # all of it, in one read: the end, as a next read would say
-                chunks, left, first = [data], limit + 1 - len(data), False
-            else:
-                chunks, left, first = [], limit + 1, True
+            data = os.read(fd, min(st.st_size + 1, 1 << 24, limit + 1))
+            if len(data) == st.st_size:
+                return data  # all fstat said it holds, in one read: the end, as a next read would say
+            chunks, left = [data], limit + 1 - len(data)
             while left > 0:
-                chunk = os.read(fd, min(left, st.st_size + 1 if first else 1 << 24, 1 << 24))
+                chunk = os.read(fd, min(left, 1 << 24))
                 if not chunk:
                     break
                 chunks.append(chunk)
                 left -= len(chunk)
-                if first and len(chunk) == st.st_size:
-                    break  # all fstat said it holds, in one read: the end, as a next read would say
-                first = False
         finally:
             os.close(fd)
         data = b"".join(chunks) if len(chunks) != 1 else chunks[0]
