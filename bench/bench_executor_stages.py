@@ -61,10 +61,12 @@ def _instrument() -> None:
     _timed(case_dir, "read", "a file read (open, fstat, read, close)", sums)
     _timed(case_dir, "check_tensor", "a tensor's declared size checked", sums)
     _timed(case_dir, "check_data_sets", "the test data checked (listing, reads and checks)", sums)
-    _timed(safety, "check_model", "model.onnx checked (listing, read, parse, tensors)", sums)
+    _timed(safety, "check_model", "model.onnx checked in its turn (listing, read, parse, tensors)", sums)
+    _timed(safety, "check_model_ahead", "model.onnx checked ahead, the test_data_set_N folders listed", sums)
+    _timed(executor, "_check_ahead", "a batch's models checked ahead (their sum)", sums)
     _timed(executor, "data_sets", "the test data made arrays", sums)
     _timed(executor, "compare_outputs", "outputs compared", sums)
-    _timed(executor, "run_case", "a whole case (the backend's session teardown included)", sums)
+    _timed(executor, "run_case", "a case in its turn (the backend's session teardown included)", sums)
     answer = executor._answer
 
     def answered(conn, adapter, case, *args, **kwargs):
@@ -99,7 +101,7 @@ def main(argv: list[str]) -> int:
                     total = sums.setdefault(label, [0.0, 0])
                     total[0] += seconds
                     total[1] += count
-    cases = sums.get("a whole case (the backend's session teardown included)", [0, 1])[1]
+    cases = sums.get("a case in its turn (the backend's session teardown included)", [0, 1])[1]
     print(f"exit {rc}; {cases} cases in the executors; mean time a call, calls, and their sum a case:",
           file=sys.stderr)
     for label, (seconds, count) in sorted(sums.items(), key=lambda kv: -kv[1][0]):

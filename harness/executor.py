@@ -68,12 +68,13 @@ def describe_exit(exitcode: int | None) -> str:
 # Inside the child
 
 
-def run_case(adapter: Any, case: dict, stage=None) -> dict:
+def run_case(adapter: Any, case: dict, stage=None, checked: tuple | None = None) -> dict:
     """Load, run and compare one case with `adapter`; every outcome is a result dict, never a raise.
 
-    `stage` is the shared byte the parent reads if this process dies mid-case.
+    `stage` is the shared byte the parent reads if this process dies mid-case; `checked` is what
+    _check_ahead found of the case's model.onnx and the seconds that took, when it did.
     """
-    started = time.perf_counter()
+    started = time.perf_counter() - (checked[1] if checked else 0.0)
 
     def mark(value: int) -> None:
         if stage is not None:
@@ -91,17 +92,16 @@ def run_case(adapter: Any, case: dict, stage=None) -> dict:
 
     mark(LOAD)
     capabilities = getattr(adapter, "capabilities", None)
-    if capabilities is not None:
-        # What the adapter declines by the index's facts alone is declined before a byte of the
-        # case is read, with the reason the full check below gives: the opset's comes first there,
-        # and the types' when the adapter claims no IR range (the model's IR version comes second).
-        reason = capabilities.reason_unsupported(case.get("opset"), None, None) or (
-            None if getattr(capabilities, "ir", None) else
-            capabilities.reason_unsupported(None, None, case.get("dtype"), case.get("types")))
-        if reason:
-            return finish("unsupported", "load", reason)
+    reason = _declined(capabilities, case)
+    if reason:
+        return finish("unsupported", "load", reason)
     try:  # model.onnx before the backend sees a byte of it, the test data before it runs (issue 6)
-        model, check_data = safety.check_model(case["path"], LIMITS)
+        if checked is None:
+            model, check_data = safety.check_model(case["path"], LIMITS)
+        elif isinstance(checked[0], safety.UnsafeCase):
+            raise checked[0]
+        else:
+            model, check_data = checked[0]
     except safety.UnsafeCase as e:
         return finish("error", "load", one_line(str(e)))
     if capabilities is not None:
@@ -175,6 +175,50 @@ def run_case(adapter: Any, case: dict, stage=None) -> dict:
     return finish("pass", None, one_line(said) if said else None, **worst)
 
 
+def _declined(capabilities, case: dict) -> str | None:
+    """Why the adapter declines the case by the index's facts alone, before a byte of it is read:
+    the reason the full check in run_case gives (the opset's comes first there, and the types'
+    when the adapter claims no IR range: the model's IR version comes second)."""
+    if capabilities is None:
+        return None
+    return capabilities.reason_unsupported(case.get("opset"), None, None) or (
+        None if getattr(capabilities, "ir", None) else
+        capabilities.reason_unsupported(None, None, case.get("dtype"), case.get("types")))
+
+
+def _check_ahead(adapter, batch: list, stage, working, sent: int) -> dict[int, tuple]:
+    """{position in the batch: (model.onnx as run_case's check finds it, the ModelProto and the
+    test-data check or the UnsafeCase, and the seconds it took)} for the batch's cases that will
+    read it (safety.check_model_ahead): the checks run back to back, while their code and data
+    are in the caches, not each after the backend's last session creation evicted them (~17 us a
+    case, bench/bench_executor_stages.py). `working` says which case this process is on, for the
+    parent to blame a crash or a hang on the right one: here the case checked, not the first
+    unanswered. A case whose check ends any other way (a model too big to hold ahead, a harness
+    error, memory) is checked again in its turn, which then reports what happens as it would."""
+    capabilities = getattr(adapter, "capabilities", None)
+    checked: dict[int, tuple] = {}
+    stage.value = LOAD
+    try:
+        for i, case in enumerate(batch):
+            if case.get("unsafe") or case.get("skip") or _declined(capabilities, case):
+                continue
+            if working is not None:
+                working.value = sent + i
+            started = time.perf_counter()
+            try:
+                found = safety.check_model_ahead(case["path"], LIMITS)
+            except safety.UnsafeCase as e:
+                found = e
+            except MemoryError:
+                break  # what is held ahead is let go; each case checks its model in its turn
+            except Exception:  # noqa: BLE001 - safety.Later, or what the check in its turn reports
+                continue
+            checked[i] = (found, time.perf_counter() - started)
+    finally:
+        stage.value = IDLE
+    return checked
+
+
 def _only_marked(data, outputs: list, case: dict) -> bool:
     """Whether every value outside the case's quality marks is right: the expected outputs with
     each marked element taken from what the backend answered, compared again. The marks are values
@@ -216,7 +260,7 @@ def _classify(adapter, exc: BaseException, stage: str) -> str:
 
 
 def _serve(conn, backend: str, options: dict, stage, log, memory_limit: int | None = None,
-           parent: int | None = None, mark=None) -> None:
+           parent: int | None = None, mark=None, working=None) -> None:
     global LIMITS
     _die_with(parent)
     if hasattr(signal, "pthread_sigmask"):  # started from a dispatch thread, which blocks these
@@ -255,6 +299,7 @@ def _serve(conn, backend: str, options: dict, stage, log, memory_limit: int | No
             distribution.warm_up()
         except Exception:  # noqa: BLE001 - only ahead of time: a case that needs it says why
             pass
+    sent = 0  # answers sent: the number of the case this process works on (`working`)
     while True:
         try:
             message = conn.recv()
@@ -268,9 +313,19 @@ def _serve(conn, backend: str, options: dict, stage, log, memory_limit: int | No
                     stream.flush()
             os._exit(0)
         # One case, or a batch of them answered one result each, in order (Executor.submit).
-        for case in (message if isinstance(message, list) else [message]):
-            if not _answer(conn, adapter, case, stage, memory_limit, mark):
+        batch = message if isinstance(message, list) else [message]
+        if len(batch) > 1:
+            if mark is not None:
+                _case_starts(mark)  # a crash while checking ahead quotes what was said since
+            checked = _check_ahead(adapter, batch, stage, working, sent)
+        else:
+            checked = {}
+        for i, case in enumerate(batch):
+            if working is not None:
+                working.value = sent
+            if not _answer(conn, adapter, case, stage, memory_limit, mark, checked.pop(i, None)):
                 return
+            sent += 1
 
 
 def _case_starts(mark) -> None:
@@ -287,14 +342,15 @@ def _case_starts(mark) -> None:
     mark.value = where
 
 
-def _answer(conn, adapter, case: dict, stage, memory_limit: int | None, mark=None) -> bool:
+def _answer(conn, adapter, case: dict, stage, memory_limit: int | None, mark=None,
+            checked: tuple | None = None) -> bool:
     """Run one case and send its result; False when this process must end (out of memory, or
     the parent is gone)."""
     if mark is not None:
         _case_starts(mark)
     out_of_memory = False
     try:
-        result = run_case(adapter, case, stage)
+        result = run_case(adapter, case, stage, checked)
     except MemoryError:
         out_of_memory = True  # built below, once the frames holding the memory are gone
     except Exception as e:  # a harness bug still answers, so the run goes on
@@ -395,6 +451,8 @@ class Executor:
         self._conn = None
         self._poller = None  # select.poll on _conn: an answer waiting, without a selector per look
         self._stage = None
+        self._working = None  # which case the child is on, counted in answers (_serve's `sent`)
+        self._answered = 0  # answers taken in from this child
         self._tail: _Tail | None = None  # the child's stdout/stderr, for its last words
         self._stopped = False
         self._inbox, self._at, self._closed = bytearray(), 0, False
@@ -421,6 +479,8 @@ class Executor:
         # runtime's) threads can deadlock on locks those threads held.
         ctx = multiprocessing.get_context("spawn")
         self._stage = ctx.RawValue("b", IDLE)
+        self._working = ctx.RawValue("q", 0)
+        self._answered = 0
         mark = ctx.RawValue("q", 0)
         if self._tail is not None:
             self._tail.close()
@@ -433,7 +493,7 @@ class Executor:
         log_write = multiprocessing.connection.Connection(os.dup(tail.fd))  # carries the fd over
         proc = ctx.Process(target=_serve, name="conformance-executor",
                            args=(child, self.backend, self.options, self._stage, log_write,
-                                 self.memory_limit, os.getpid(), mark))
+                                 self.memory_limit, os.getpid(), mark, self._working))
         try:
             proc.start()
         finally:
@@ -539,6 +599,7 @@ class Executor:
                     out.append(self._lost(answered=False))
                 break
             message = self.pending.popleft()
+            self._answered += 1
             self._since = time.monotonic()
             values, exiting = answer  # exiting: the parent waits for this process, not sends it more
             out.append((message, measured_result(message, values)))
@@ -605,9 +666,14 @@ class Executor:
                 self._conn.poll(wait)
 
     def _lost(self, answered: bool) -> tuple[dict, dict]:
-        """The first pending case's verdict when the child died (answered: the pipe broke) or
-        did not answer in time; the other pending cases are sent to a fresh child."""
-        message = self.pending.popleft()
+        """The verdict of the case the child was on when it died (answered: the pipe broke) or
+        did not answer in time: the first pending case, or a later one of its batch whose model
+        it was checking ahead (`_working`); the other pending cases are sent to a fresh child."""
+        at = self._working.value - self._answered if self._working is not None else 0
+        if not 0 <= at < len(self.pending):
+            at = 0
+        message = self.pending[at]
+        del self.pending[at]
         rest = list(self.pending)
         self.pending.clear()
         seconds = time.monotonic() - self._since

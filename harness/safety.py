@@ -13,7 +13,8 @@ exhaustion through its metadata):
 Files are parsed with protobuf only: nothing in a corpus is evaluated or unpickled.
 The executor checks model.onnx (and the tensors it holds) before the backend loads it, and the test
 data before the backend runs it, once the model loaded (check_model): a case its backend cannot load
-reads no test data.
+reads no test data. The models of a batch of cases are checked back to back before its first case
+runs (check_model_ahead), each held until its case's turn.
 """
 
 from __future__ import annotations
@@ -48,6 +49,16 @@ class UnsafeCase(Exception):
     """The case cannot be run safely; the message is one line naming the file and the problem."""
 
 
+class Later(Exception):
+    """check_model_ahead: model.onnx holds more than a check ahead of its case's turn keeps; the
+    model is checked in its turn instead."""
+
+
+# The most bytes of model.onnx check_model_ahead reads: a batch's models checked ahead are held
+# until their cases run, so what is held ahead stays a batch of small models.
+AHEAD_BYTES = 1 << 20
+
+
 @dataclass(frozen=True)
 class Limits:
     file_bytes: int = MAX_FILE_BYTES  # model.onnx and each .pb
@@ -77,8 +88,25 @@ def check_model(case_dir: str, limits: Limits = Limits()):
     (the ModelProto, once model.onnx and every tensor it holds passed; UnsafeCase if not) and
     `check_data(kind, parsed)`, the test-data half, raising UnsafeCase as check_case does. The
     folders are listed once for both halves."""
+    return _check_model(_CaseDir(case_dir, limits))
+
+
+def check_model_ahead(case_dir: str, limits: Limits = Limits(), most: int = AHEAD_BYTES):
+    """check_model for a case whose turn has not come yet: the executor checks the models of a
+    batch of cases back to back, while the checks' code and data are in the caches, rather than
+    each between two of the backend's session creations, which evict them. The case's
+    test_data_set_N folders are listed too (listed only: no test data is read before its model
+    loads). Raises Later, having read nothing, for a model.onnx of more than `most` bytes."""
     case = _CaseDir(case_dir, limits)
-    model = case.model()
+    checked = _check_model(case, most)
+    for name, kind in (case._listing("") or {}).items():
+        if kind == "dir" and name.startswith("test_data_set_"):
+            case._listing(name)
+    return checked
+
+
+def _check_model(case: _CaseDir, most: int | None = None):
+    model = case.model(most)
     for where, tensor in _model_tensors(model):
         case.check_tensor(tensor, MODEL, where, "")
 
@@ -249,13 +277,16 @@ class _CaseDir:
             raise UnsafeCase(f"{shown} is not a regular file")
         return real, st.st_size
 
-    def read(self, rel: str, kind: str | None = None) -> bytes:
-        """`kind`: what _kind(rel) says, when the caller has it from a listing already."""
+    def read(self, rel: str, kind: str | None = None, most: int | None = None) -> bytes:
+        """`kind`: what _kind(rel) says, when the caller has it from a listing already; `most`:
+        a file larger than this raises Later, unread."""
         limit = self.limits.file_bytes
         if (kind or self._kind(rel)) == "file":  # listed as a regular file: open's own fstat says its size
             real = self._prefix + rel
         else:
             real, size = self._regular(rel)
+            if most is not None and size > most:
+                raise Later(rel)
             if size > limit:
                 raise UnsafeCase(f"{rel} is {size_text(size)} bytes, more than the "
                                  f"{size_text(limit)}-byte limit")
@@ -271,6 +302,8 @@ class _CaseDir:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode):
                 raise UnsafeCase(f"{rel} is not a regular file")
+            if most is not None and st.st_size > most:
+                raise Later(rel)
             if st.st_size > limit:
                 raise UnsafeCase(f"{rel} is {size_text(st.st_size)} bytes, more than the "
                                  f"{size_text(limit)}-byte limit")
@@ -293,10 +326,10 @@ class _CaseDir:
             raise UnsafeCase(f"{rel} grew past the {size_text(limit)}-byte limit while read")
         return data
 
-    def model(self):
+    def model(self, most: int | None = None):
         import onnx
 
-        data = self.read(MODEL)
+        data = self.read(MODEL, most=most)
         if not data:
             raise UnsafeCase(f"{MODEL} is empty")
         model = onnx.ModelProto()

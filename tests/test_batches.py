@@ -6,10 +6,13 @@ from __future__ import annotations
 import os
 import time
 
+import pytest
+
 from onnx_conformance.harness.corpus import find_cases
 from onnx_conformance.harness.dispatch import Dispatch
 from onnx_conformance.harness.executor import Executor
 from onnx_conformance.harness.results import ResultsLog, read_results
+from onnx_conformance.harness import safety
 from onnx_conformance.harness.safety import check_case
 from tests.conftest import TOY, build_corpus
 
@@ -122,6 +125,49 @@ def test_a_crash_quotes_the_crashing_cases_words_not_an_earlier_cases(tmp_path):
     assert "last words of test_add_c" in crash["detail"]
     assert "running test_add_b" not in crash["detail"]  # said by the case before, in the same child
     assert results["test_add_d"]["status"] == "pass"
+
+
+def test_a_crash_while_a_batch_is_checked_ahead_is_the_checked_cases_own(tmp_path):
+    """The executor checks a batch's models before its first case runs: a crash there is the
+    crash of the case whose model was being checked, not of the first case still unanswered, and
+    the cases before and after it run in a fresh child."""
+    build_corpus(tmp_path, adds=NAMES, nested=False)
+    cases = find_cases(tmp_path)
+    results = _run_all(Executor(TOY, {"test_add_c": "abort_ahead"}, timeout=20), cases)
+    assert {n: r["status"] for n, r in results.items()} == {
+        n: "crash" if n == "test_add_c" else "pass" for n in NAMES}
+    assert results["test_add_c"]["stage"] == "load"
+    assert results["test_add_c"]["detail"].startswith("executor died with SIGABRT during load")
+
+
+def test_a_batch_checked_ahead_gives_each_case_the_result_it_gets_alone(tmp_path):
+    """Models checked ahead of their turn (a bad one, one too big to hold ahead, one whose test
+    data is wrong) give each case the status, stage and detail it gets run on its own."""
+    import onnx
+
+    names = [f"test_add_{c}" for c in "abcde"]
+    build_corpus(tmp_path, adds=names, nested=False)
+    (tmp_path / "test_add_b" / "model.onnx").write_bytes(b"\x0a\xff")  # truncated
+    big = onnx.load(tmp_path / "test_add_c" / "model.onnx")
+    big.doc_string = "x" * (safety.AHEAD_BYTES + 1)  # checked in its turn, not ahead
+    onnx.save(big, tmp_path / "test_add_c" / "model.onnx")
+    with pytest.raises(safety.Later):
+        safety.check_model_ahead(str(tmp_path / "test_add_c"))
+    os.remove(tmp_path / "test_add_d" / "test_data_set_0" / "output_0.pb")
+    (tmp_path / "test_add_e" / "test_data_set_0" / "input_3.pb").write_bytes(b"")
+    cases = find_cases(tmp_path)
+    together = _run_all(Executor(TOY, timeout=20), cases)
+    alone = Executor(TOY, timeout=20)
+    try:
+        apart = {c.name: alone.run(c) for c in cases}
+    finally:
+        alone.close()
+    shown = {n: (r["status"], r["stage"], r["detail"]) for n, r in together.items()}
+    assert shown == {n: (r["status"], r["stage"], r["detail"]) for n, r in apart.items()}
+    assert shown["test_add_a"][0] == shown["test_add_c"][0] == "pass"
+    assert shown["test_add_b"] == ("error", "load", "model.onnx: truncated or not an ONNX model")
+    assert shown["test_add_d"] == ("error", "load", "test_data_set_0/output_0.pb missing")
+    assert shown["test_add_e"] == ("error", "load", "test_data_set_0/input_2.pb missing")
 
 
 def test_results_are_written_in_whole_batches(tmp_path):

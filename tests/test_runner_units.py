@@ -233,6 +233,37 @@ def test_test_data_from_the_checks_is_what_a_fresh_read_gives(tmp_path, monkeypa
                    (y.dtype, y.shape, y.tobytes(), y.flags.writeable)
 
 
+def test_a_model_checked_ahead_is_not_read_or_listed_again_in_its_turn(tmp_path, monkeypatch):
+    """check_model_ahead reads model.onnx and lists the case's folders, and no test data; the
+    test-data half, in the case's turn, reads the test data and lists nothing again."""
+    import os
+
+    from onnx_conformance.harness import safety
+    from tests.conftest import add_case
+
+    case = str(add_case(tmp_path, "test_add"))
+    opened, listed = [], []
+    real_open, real_scandir = os.open, os.scandir
+
+    def open_(path, *args, **kwargs):
+        opened.append(os.path.relpath(path, case))
+        return real_open(path, *args, **kwargs)
+
+    def scandir(path):
+        listed.append(os.path.relpath(path, case))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "open", open_)
+    monkeypatch.setattr(os, "scandir", scandir)
+    model, check_data = safety.check_model_ahead(case)
+    assert opened == ["model.onnx"] and listed == [".", "test_data_set_0"]
+    parsed: dict = {}
+    check_data("expect-output", parsed)
+    assert opened == ["model.onnx", *(f"test_data_set_0/{f}" for f in ("input_0.pb", "input_1.pb", "output_0.pb"))]
+    assert listed == [".", "test_data_set_0"]
+    assert model.graph.node[0].op_type == "Add" and len(parsed) == 4  # three tensors and the sets
+
+
 # -- run_case and the executor -------------------------------------------------------------
 
 
@@ -334,7 +365,7 @@ def test_an_answer_marshal_cannot_write_still_arrives_as_text(monkeypatch):
         def fileno(self):
             return write
 
-    monkeypatch.setattr(executor, "run_case", lambda adapter, case, stage=None: executor.new_result(
+    monkeypatch.setattr(executor, "run_case", lambda adapter, case, stage=None, checked=None: executor.new_result(
         case, status="pass", detail="kept", seconds=fractions.Fraction(1, 3)))
     try:
         assert executor._answer(Pipe(), None, {"name": "test_x"}, None, None) is True
