@@ -66,17 +66,19 @@ def terminal_summary(results: list[dict]) -> list[str]:
 
 
 def build_matrix(results: list[dict], run_info: dict) -> dict:
+    groups = _grouped_cases(results)
     rows: dict[tuple, dict] = {}
     columns: set[str] = set()
-    for r in results:
-        status = r.get("status") or "error"
-        for param, dtype in _cells_of(r):
-            columns.add(dtype)
-            key = (r.get("domain") or "", r.get("op") or "(none)", r.get("since_version"), param)
-            row = rows.setdefault(key, {"domain": key[0], "op": key[1], "since_version": key[2], "param": param,
-                                        "family": family_of(key[1], key[0]), "cells": {}})
-            cell = row["cells"].setdefault(dtype, {"counts": {}})
-            cell["counts"][status] = cell["counts"].get(status, 0) + 1
+    for (domain, op, since, dtype, types, status), n in groups.items():
+        for param, cell_type in _cells(dtype, types):
+            columns.add(cell_type)
+            key = (domain, op, since, param)
+            row = rows.get(key)
+            if row is None:
+                row = rows[key] = {"domain": domain, "op": op, "since_version": since, "param": param,
+                                   "family": family_of(op, domain), "cells": {}}
+            cell = row["cells"].setdefault(cell_type, {"counts": {}})
+            cell["counts"][status] = cell["counts"].get(status, 0) + n
     for row in rows.values():
         # Cells and counts in a fixed order (the spec's types, then severity), whatever order results came in.
         row["cells"] = {c: row["cells"][c] for c in sorted(row["cells"], key=_column_key)}
@@ -91,10 +93,10 @@ def build_matrix(results: list[dict], run_info: dict) -> dict:
         "format": 1,
         "run": run_info,
         "total": len(results),
-        "summary": _tally(results),
+        "summary": _ranked(_count_by(groups, lambda domain, op: None).get(None, {})),
         "columns": sorted(columns, key=_column_key),
         "rows": ordered,
-        "families": _families(results, ordered),
+        "families": _families(groups, ordered),
         "failures": [
             {k: r.get(k) for k in ("case", "status", "stage", "detail", "op", "since_version", "dtype")}
             for r in _failures(results)
@@ -102,21 +104,41 @@ def build_matrix(results: list[dict], run_info: dict) -> dict:
     }
 
 
-def _families(results: list[dict], rows: list[dict]) -> list[dict]:
-    """Per family, in the report's reading order: its cases by status and its cells all passing / total."""
-    by_family: dict[str, list[dict]] = {}
+def _grouped_cases(results: list[dict]) -> dict[tuple, int]:
+    """{(domain, op, since_version, dtype, the type binding's items, status): how many cases}: a
+    whole corpus's 86,000 results fall into a few thousand such groups, which the matrix is then
+    built from (each case's cells worked out once per group, not once per case)."""
+    groups: dict[tuple, int] = {}
     for r in results:
-        by_family.setdefault(family_of(r.get("op") or "(none)", r.get("domain") or ""), []).append(r)
+        types = r.get("types")
+        key = (r.get("domain") or "", r.get("op") or "(none)", r.get("since_version"),
+               r.get("dtype") or NO_DTYPE, tuple(types.items()) if types else (), r.get("status") or "error")
+        groups[key] = groups.get(key, 0) + 1
+    return groups
+
+
+def _count_by(groups: dict[tuple, int], part) -> dict[Any, dict[str, int]]:
+    """{part(domain, op): {status: cases}} from _grouped_cases' groups."""
+    out: dict[Any, dict[str, int]] = {}
+    for (domain, op, _, _, _, status), n in groups.items():
+        counts = out.setdefault(part(domain, op), {})
+        counts[status] = counts.get(status, 0) + n
+    return out
+
+
+def _families(groups: dict[tuple, int], rows: list[dict]) -> list[dict]:
+    """Per family, in the report's reading order: its cases by status and its cells all passing / total."""
+    by_family = _count_by(groups, lambda domain, op: family_of(op, domain))
     out = []
     for name in sorted(by_family, key=family_key):
         mine = [row for row in rows if row["family"] == name]
         cells = [c for row in mine for c in row["cells"].values()]
-        tally = _tally(by_family[name])
+        tally = _ranked(by_family[name])
         out.append({
             "family": name,
             "operators": len({(row["domain"], row["op"]) for row in mine}),
             "versions": len({(row["domain"], row["op"], row["since_version"]) for row in mine}),
-            "cases": len(by_family[name]),
+            "cases": sum(tally.values()),
             "passed": tally.get("pass", 0),
             "summary": tally,
             "cells": len(cells),
@@ -127,13 +149,12 @@ def _families(results: list[dict], rows: list[dict]) -> list[dict]:
     return out
 
 
-def _cells_of(r: dict) -> list[tuple[str | None, str]]:
-    """The (type parameter, type) cells a case counts in: the primary parameter (the one bound to
-    the case's dtype) as a row of its own with no label, each other parameter as a labelled row."""
-    dtype = r.get("dtype") or NO_DTYPE
-    types = r.get("types") or {}
-    primary = next((p for p, t in types.items() if t == dtype), None)
-    return [(None, dtype)] + [(p, t) for p, t in types.items() if p != primary]
+def _cells(dtype: str, types: tuple) -> list[tuple[str | None, str]]:
+    """The (type parameter, type) cells a case counts in, from its dtype and its type binding's
+    items: the primary parameter (the one bound to the case's dtype) as a row of its own with no
+    label, each other parameter as a labelled row."""
+    primary = next((p for p, t in types if t == dtype), None)
+    return [(None, dtype)] + [(p, t) for p, t in types if p != primary]
 
 
 def _tally(results: list[dict]) -> dict[str, int]:
@@ -141,6 +162,11 @@ def _tally(results: list[dict]) -> dict[str, int]:
     for r in results:
         status = r.get("status") or "error"
         counts[status] = counts.get(status, 0) + 1
+    return _ranked(counts)
+
+
+def _ranked(counts: dict[str, int]) -> dict[str, int]:
+    """Status counts in severity order."""
     return {s: counts[s] for s in sorted(counts, key=_rank)}
 
 
