@@ -40,6 +40,15 @@ class _Timed:
         finally:
             self.seconds += time.perf_counter() - t
 
+    def prepare_checked(self, path, model):
+        t = time.perf_counter()
+        try:
+            self._last = None
+            self._last = self._adapter.prepare_checked(path, model)
+            return self._last
+        finally:
+            self.seconds += time.perf_counter() - t
+
     def run(self, prepared, inputs):
         t = time.perf_counter()
         try:

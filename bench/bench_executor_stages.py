@@ -73,6 +73,7 @@ def _instrument() -> None:
         # The backend's prepare and run, timed by wrapping the adapter object once it is known.
         if not getattr(adapter, "_stages_timed", False):
             _timed(adapter, "prepare", "the backend's prepare (its session creation)", sums)
+            _timed(adapter, "prepare_checked", "the backend's prepare from the checked bytes", sums)
             _timed(adapter, "run", "the backend's run (the adapter's feeds and fetches included)", sums)
             adapter._stages_timed = True
         return answer(conn, adapter, case, *args, **kwargs)

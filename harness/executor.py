@@ -97,13 +97,14 @@ def run_case(adapter: Any, case: dict, stage=None, checked: tuple | None = None)
         return finish("unsupported", "load", reason)
     try:  # model.onnx before the backend sees a byte of it, the test data before it runs (issue 6)
         if checked is None:
-            model, check_data = safety.check_model(case["path"], LIMITS)
+            found = safety.check_model(case["path"], LIMITS)
         elif isinstance(checked[0], safety.UnsafeCase):
             raise checked[0]
         else:
-            model, check_data = checked[0]
+            found = checked[0]
     except safety.UnsafeCase as e:
         return finish("error", "load", one_line(str(e)))
+    model, check_data = found.model, found.check_data
     if capabilities is not None:
         ir = model.ir_version if getattr(capabilities, "ir", None) else None
         reason = capabilities.reason_unsupported(case.get("opset"), ir, case.get("dtype"), case.get("types"))
@@ -113,7 +114,9 @@ def run_case(adapter: Any, case: dict, stage=None, checked: tuple | None = None)
     expect_error = case.get("kind") == EXPECT_ERROR
     model_path = os.path.join(case["path"], "model.onnx")
     try:
-        prepared = adapter.prepare(model_path)
+        # the bytes checked, to an adapter that can load them (Adapter.prepare_checked)
+        prepare = getattr(adapter, "prepare_checked", None)
+        prepared = adapter.prepare(model_path) if prepare is None else prepare(model_path, found.data)
     except MemoryError:
         raise  # the memory limit: _serve reports it and starts afresh
     except Exception as e:
@@ -187,8 +190,8 @@ def _declined(capabilities, case: dict) -> str | None:
 
 
 def _check_ahead(adapter, batch: list, stage, working, sent: int) -> dict[int, tuple]:
-    """{position in the batch: (model.onnx as run_case's check finds it, the ModelProto and the
-    test-data check or the UnsafeCase, and the seconds it took)} for the batch's cases that will
+    """{position in the batch: (model.onnx as run_case's check finds it, a safety.CheckedModel or
+    the UnsafeCase, and the seconds it took)} for the batch's cases that will
     read it (safety.check_model_ahead): the checks run back to back, while their code and data
     are in the caches, not each after the backend's last session creation evicted them (~17 us a
     case, bench/bench_executor_stages.py). `working` says which case this process is on, for the

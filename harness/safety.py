@@ -26,6 +26,7 @@ import posixpath
 import re
 import stat
 from dataclasses import dataclass
+from typing import Any, Callable, NamedTuple
 
 from onnx_conformance.harness.corpus import _NUMBERED, EXPECT_ERROR, MODEL, SET_FILES, _numbered
 
@@ -55,8 +56,19 @@ class Later(Exception):
 
 
 # The most bytes of model.onnx check_model_ahead reads: a batch's models checked ahead are held
-# until their cases run, so what is held ahead stays a batch of small models.
+# until their cases run, so what is held ahead stays a batch of small models. A model up to this
+# size keeps its bytes, for a backend that loads a model from memory (CheckedModel.data).
 AHEAD_BYTES = 1 << 20
+
+
+class CheckedModel(NamedTuple):
+    """model.onnx once every check passed: the ModelProto (external data not loaded), the test-data
+    half of the checks (`check_data(kind, parsed)`), and the very bytes checked, for a model of at
+    most AHEAD_BYTES that holds no external data (None otherwise: that model loads from its path,
+    where its external data is found, and a large one is not held twice)."""
+    model: Any
+    check_data: Callable[..., None]
+    data: bytes | None
 
 
 @dataclass(frozen=True)
@@ -78,20 +90,20 @@ def check_case(case_dir: str, kind: str | None = None, limits: Limits = Limits()
     ("test_data_set_0/input_0.pb"), and under corpus.SET_FILES each test_data_set_N's name with
     its input and output file names in order: what runs is then the bytes checked, from the
     listings checked (corpus.data_sets)."""
-    model, check_data = check_model(case_dir, limits)
-    check_data(kind, parsed)
-    return model
+    checked = check_model(case_dir, limits)
+    checked.check_data(kind, parsed)
+    return checked.model
 
 
-def check_model(case_dir: str, limits: Limits = Limits()):
+def check_model(case_dir: str, limits: Limits = Limits()) -> CheckedModel:
     """check_case in two halves, so a backend may load a model before its test data is read:
-    (the ModelProto, once model.onnx and every tensor it holds passed; UnsafeCase if not) and
-    `check_data(kind, parsed)`, the test-data half, raising UnsafeCase as check_case does. The
-    folders are listed once for both halves."""
+    the ModelProto, once model.onnx and every tensor it holds passed (UnsafeCase if not), and
+    `check_data(kind, parsed)`, the test-data half, raising UnsafeCase as check_case does
+    (CheckedModel). The folders are listed once for both halves."""
     return _check_model(_CaseDir(case_dir, limits))
 
 
-def check_model_ahead(case_dir: str, limits: Limits = Limits(), most: int = AHEAD_BYTES):
+def check_model_ahead(case_dir: str, limits: Limits = Limits(), most: int = AHEAD_BYTES) -> CheckedModel:
     """check_model for a case whose turn has not come yet: the executor checks the models of a
     batch of cases back to back, while the checks' code and data are in the caches, rather than
     each between two of the backend's session creations, which evict them. The case's
@@ -105,21 +117,23 @@ def check_model_ahead(case_dir: str, limits: Limits = Limits(), most: int = AHEA
     return checked
 
 
-def _check_model(case: _CaseDir, most: int | None = None):
-    model = case.model(most)
+def _check_model(case: _CaseDir, most: int | None = None) -> CheckedModel:
+    model, data = case.model(most)
     for where, tensor in _model_tensors(model):
         case.check_tensor(tensor, MODEL, where, "")
+        if tensor.data_location == _EXTERNAL:
+            data = None
 
     def check_data(kind: str | None = None, parsed: dict | None = None) -> None:
         case.parsed = parsed
         case.check_data_sets(model, expect_error=kind == EXPECT_ERROR)
 
-    return model, check_data
+    return CheckedModel(model, check_data, data)
 
 
 def read_model(case_dir: str, limits: Limits = Limits()):
     """model.onnx parsed with the size and symlink checks only (for reading a case's facts)."""
-    return _CaseDir(case_dir, limits).model()
+    return _CaseDir(case_dir, limits).model()[0]
 
 
 def symlink_leaving(root: str, path: str) -> str | None:
@@ -327,6 +341,7 @@ class _CaseDir:
         return data
 
     def model(self, most: int | None = None):
+        """(the ModelProto, and the bytes it was parsed from when they are at most AHEAD_BYTES)."""
         import onnx
 
         data = self.read(MODEL, most=most)
@@ -339,7 +354,7 @@ class _CaseDir:
             raise UnsafeCase(f"{MODEL}: truncated or not an ONNX model") from None
         if not model.HasField("graph"):
             raise UnsafeCase(f"{MODEL}: not an ONNX model (no graph)")
-        return model
+        return model, data if len(data) <= AHEAD_BYTES else None
 
     # -- tensors -----------------------------------------------------------------------------
 

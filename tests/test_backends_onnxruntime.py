@@ -35,9 +35,24 @@ def _model(tmp_path, op, in_types, out_type, opset=21, ir=10, domain="", extra_o
 
 
 def _load_failure(adapter, path):
+    """The error loading the model from its path raises; loading it from its bytes (as the executor
+    does with the bytes its checks read) raises the same, in the same words but for the path."""
     with pytest.raises(Exception) as info:
         adapter.prepare(path)
+    with open(path, "rb") as f:
+        data = f.read()
+    with pytest.raises(Exception) as from_bytes:
+        adapter.prepare_checked(path, data)
+    assert type(from_bytes.value) is type(info.value)
+    assert str(from_bytes.value) == _without_path(str(info.value), path)
+    assert adapter.classify(from_bytes.value, "load") == adapter.classify(info.value, "load")
     return info.value
+
+
+def _without_path(text: str, path: str) -> str:
+    """ORT's words for a model loaded from memory: those for its path less "Load model from PATH
+    failed:", which some of them begin with."""
+    return text.replace(f"Load model from {path} failed:", "")
 
 
 # --- declined: unsupported -------------------------------------------------------------------
@@ -195,12 +210,18 @@ def test_io_binding_path_for_device_providers_keeps_bfloat16(tmp_path):
     assert out.dtype == ml_dtypes.bfloat16 and out.tolist() == values.tolist()
 
 
-def _outcome(adapter, path, inputs):
-    """What the adapter makes of a model: its outputs (dtype, shape, values), or the error it raised."""
+def _outcome(adapter, path, inputs, from_bytes=False):
+    """What the adapter makes of a model: its outputs (dtype, shape, values), or the error it raised;
+    `from_bytes`: the model loaded from its bytes (an error's words less the path, either way)."""
     try:
-        outputs = adapter.run(adapter.prepare(path), inputs)
+        if from_bytes:
+            with open(path, "rb") as f:
+                prepared = adapter.prepare_checked(path, f.read())
+        else:
+            prepared = adapter.prepare(path)
+        outputs = adapter.run(prepared, inputs)
     except Exception as e:  # noqa: BLE001 - the error is the outcome compared
-        return type(e), str(e)
+        return type(e), _without_path(str(e), path)
     return [(o.dtype, o.shape, o.tolist()) if hasattr(o, "dtype") else (type(o), repr(o)) for o in outputs]
 
 
@@ -229,7 +250,10 @@ def test_the_binding_path_does_what_the_wrapper_does(tmp_path):
         (_model(tmp_path, "Abs", [f32], f32, opset=13), [np.array([-1.0, 2.0], np.float32)]),
     ]
     for path, inputs in cases:
-        assert _outcome(direct, path, inputs) == _outcome(wrapper, path, inputs), path
+        got = _outcome(direct, path, inputs)
+        assert got == _outcome(wrapper, path, inputs), path
+        # and from the bytes the checks read, as the executor loads a small model
+        assert got == _outcome(direct, path, inputs, True) == _outcome(wrapper, path, inputs, True), path
 
 
 def test_a_sparse_result_is_returned_as_such_and_fails_as_the_wrong_kind_of_output(ort_adapter, tmp_path):

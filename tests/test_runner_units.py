@@ -255,13 +255,47 @@ def test_a_model_checked_ahead_is_not_read_or_listed_again_in_its_turn(tmp_path,
 
     monkeypatch.setattr(os, "open", open_)
     monkeypatch.setattr(os, "scandir", scandir)
-    model, check_data = safety.check_model_ahead(case)
+    model, check_data, data = safety.check_model_ahead(case)
     assert opened == ["model.onnx"] and listed == [".", "test_data_set_0"]
+    assert data == (tmp_path / "test_add" / "model.onnx").read_bytes()  # the bytes checked, kept
     parsed: dict = {}
     check_data("expect-output", parsed)
     assert opened == ["model.onnx", *(f"test_data_set_0/{f}" for f in ("input_0.pb", "input_1.pb", "output_0.pb"))]
     assert listed == [".", "test_data_set_0"]
     assert model.graph.node[0].op_type == "Add" and len(parsed) == 4  # three tensors and the sets
+
+
+def test_the_checked_bytes_are_kept_for_a_small_model_without_external_data_only(tmp_path):
+    """A backend may load a small model from the bytes the checks read; one with external data
+    loads from its path (where its data is found), and a large one is not held twice."""
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    from onnx_conformance.harness import safety
+    from tests.conftest import add_case
+
+    small = add_case(tmp_path, "test_small")
+    assert safety.check_model(str(small)).data == (small / "model.onnx").read_bytes()
+
+    large = add_case(tmp_path, "test_large")
+    model = onnx.load(large / "model.onnx")
+    model.doc_string = "x" * safety.AHEAD_BYTES
+    onnx.save(model, large / "model.onnx")
+    checked = safety.check_model(str(large))
+    assert checked.model.doc_string == model.doc_string and checked.data is None
+
+    external = tmp_path / "test_external"
+    external.mkdir()
+    b = numpy_helper.from_array(np.full((2, 3), 0.5, np.float32), "b")
+    graph = helper.make_graph([helper.make_node("Add", ["a", "b"], ["c"])], "g",
+                              [helper.make_tensor_value_info("a", TensorProto.FLOAT, [2, 3])],
+                              [helper.make_tensor_value_info("c", TensorProto.FLOAT, [2, 3])], [b])
+    onnx.save(helper.make_model(graph), external / "model.onnx", save_as_external_data=True,
+              location="weights.bin", size_threshold=0)
+    checked = safety.check_model(str(external))
+    assert checked.model.graph.initializer[0].data_location == onnx.TensorProto.EXTERNAL
+    assert checked.data is None
 
 
 # -- run_case and the executor -------------------------------------------------------------

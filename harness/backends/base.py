@@ -51,7 +51,7 @@ class Adapter:
 
     Life cycle, all inside one isolated executor process:
         adapter = Adapter(options)            # once per executor process
-        prepared = adapter.prepare(model_path) # stage "load"
+        prepared = adapter.prepare(model_path) # stage "load" (prepare_checked: with the checked bytes)
         outputs = adapter.run(prepared, inputs) # stage "run"; inputs in graph-input order
     Any exception from prepare/run is passed to `classify`, which says `unsupported` or `error`.
     """
@@ -76,6 +76,13 @@ class Adapter:
 
     def prepare(self, model_path: str) -> Any:
         raise NotImplementedError
+
+    def prepare_checked(self, model_path: str, model: bytes | None) -> Any:
+        """prepare, given also model.onnx's bytes as the safety checks read them (None for a model
+        with external data, or too large to hold twice: it loads from its path). This default
+        loads from the path; an adapter whose runtime loads a model from memory may load these
+        bytes instead: what loads is then exactly what was checked, and the file is not read again."""
+        return self.prepare(model_path)
 
     def run(self, prepared: Any, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         raise NotImplementedError
