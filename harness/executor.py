@@ -200,9 +200,12 @@ def _check_ahead(adapter, batch: list, stage, working, sent: int) -> dict[int, t
     error, memory) is checked again in its turn, which then reports what happens as it would."""
     capabilities = getattr(adapter, "capabilities", None)
     checked: dict[int, tuple] = {}
+    held = 0  # bytes of model.onnx held ahead
     stage.value = LOAD
     try:
         for i, case in enumerate(batch):
+            if held > safety.AHEAD_BYTES:
+                break  # the rest are checked in their turn: no more than this is held ahead
             if case.get("unsafe") or case.get("skip") or _declined(capabilities, case):
                 continue
             if working is not None:
@@ -217,6 +220,7 @@ def _check_ahead(adapter, batch: list, stage, working, sent: int) -> dict[int, t
             except Exception:  # noqa: BLE001 - safety.Later, or what the check in its turn reports
                 continue
             checked[i] = (found, time.perf_counter() - started)
+            held += len(found.data) if isinstance(found, safety.CheckedModel) and found.data else 0
     finally:
         stage.value = IDLE
     return checked

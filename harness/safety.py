@@ -56,8 +56,9 @@ class Later(Exception):
 
 
 # The most bytes of model.onnx check_model_ahead reads: a batch's models checked ahead are held
-# until their cases run, so what is held ahead stays a batch of small models. A model up to this
-# size keeps its bytes, for a backend that loads a model from memory (CheckedModel.data).
+# until their cases run, so the executor stops checking ahead once they hold more than this (the
+# rest are checked in their turn). A model up to this size keeps its bytes, for a backend that
+# loads a model from memory (CheckedModel.data).
 AHEAD_BYTES = 1 << 20
 
 

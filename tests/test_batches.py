@@ -170,6 +170,29 @@ def test_a_batch_checked_ahead_gives_each_case_the_result_it_gets_alone(tmp_path
     assert shown["test_add_e"] == ("error", "load", "test_data_set_0/input_2.pb missing")
 
 
+def test_what_is_checked_ahead_is_bounded(tmp_path):
+    """The models of a batch checked ahead are held until their cases run: once they hold more
+    than AHEAD_BYTES, the rest of the batch is checked in its turn."""
+    import types
+
+    import onnx
+
+    from onnx_conformance.harness import executor
+    from tests.toybackends.toy import ToyAdapter
+
+    names = ["test_add_a", "test_add_b", "test_add_c"]
+    build_corpus(tmp_path, adds=names, nested=False)
+    for name in names:
+        model = onnx.load(tmp_path / name / "model.onnx")
+        model.doc_string = "x" * (safety.AHEAD_BYTES * 3 // 5)
+        onnx.save(model, tmp_path / name / "model.onnx")
+    stage, working = types.SimpleNamespace(value=0), types.SimpleNamespace(value=0)
+    batch = [dict(vars(c)) for c in find_cases(tmp_path)]
+    checked = executor._check_ahead(ToyAdapter(), batch, stage, working, 5)
+    assert sorted(checked) == [0, 1] and working.value == 6 and stage.value == executor.IDLE
+    assert all(isinstance(found, safety.CheckedModel) for found, _ in checked.values())
+
+
 def test_results_are_written_in_whole_batches(tmp_path):
     path = tmp_path / "results.jsonl"
     log = ResultsLog(path, resume=False)
