@@ -190,11 +190,11 @@ def _declined(capabilities, case: dict) -> str | None:
 
 
 def _check_ahead(adapter, batch: list, stage, working, sent: int) -> dict[int, tuple]:
-    """{position in the batch: (model.onnx as run_case's check finds it, a safety.CheckedModel or
-    the UnsafeCase, and the seconds it took)} for the batch's cases that will
-    read it (safety.check_model_ahead): the checks run back to back, while their code and data
-    are in the caches, not each after the backend's last session creation evicted them (~17 us a
-    case, bench/bench_executor_stages.py). `working` says which case this process is on, for the
+    """{position in the batch: (what run_case's check of model.onnx finds, a safety.CheckedModel
+    or the UnsafeCase, and the seconds it took)} for the batch's cases that will read their model
+    (safety.check_model_ahead): the checks run back to back, while their code and data are in the
+    caches, not each after the backend's last session creation evicted them (a folder listing
+    25 -> 10 us, bench/bench_executor_stages.py). `working` says which case this process is on, for the
     parent to blame a crash or a hang on the right one: here the case checked, not the first
     unanswered. A case whose check ends any other way (a model too big to hold ahead, a harness
     error, memory) is checked again in its turn, which then reports what happens as it would."""
@@ -216,7 +216,7 @@ def _check_ahead(adapter, batch: list, stage, working, sent: int) -> dict[int, t
             except safety.UnsafeCase as e:
                 found = e
             except MemoryError:
-                break  # what is held ahead is let go; each case checks its model in its turn
+                break  # this check's memory is let go; it and the rest are checked in their turn
             except Exception:  # noqa: BLE001 - safety.Later, or what the check in its turn reports
                 continue
             checked[i] = (found, time.perf_counter() - started)
