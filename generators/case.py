@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
 import numpy as np
+import onnx
 
+from onnx_conformance.generators.semantics import Rejected, Semantics, formal_inputs, named_outputs
 from onnx_conformance.generators.spec import OpVersion
 from onnx_conformance.harness.dtypes import name_of_numpy, numpy_of
 
@@ -189,6 +191,51 @@ class Operator:
         self._defaults = defaults or {}
         self.examples: dict[str, Example] = {}
         self.reference_reasons: list[tuple[re.Pattern, str]] = []
+        # The operator's meaning (generators/semantics.py): set by @OPERATOR.semantics.
+        self.meaning: Semantics | None = None
+
+    # -- the operator's meaning ------------------------------------------------------------------
+
+    def semantics(self, fn: Semantics) -> Semantics:
+        """Decorator: fn(v, attrs, inputs) -> outputs is this operator's meaning, in every version."""
+        if self.meaning is not None:
+            raise ValueError(f"{self.name}: semantics stated twice")
+        self.meaning = fn
+        return fn
+
+    def run(self, v: OpVersion, inputs: dict, attrs: dict | None = None, outer: dict | None = None) -> dict:
+        """The semantics on the case model's inputs (one key per graph value, a variadic parameter's
+        values under names of their own), by formal output name. Graph attributes become callables
+        that run the graph exactly, reading `outer` (the enclosing graph's values) by name."""
+        if self.meaning is None:
+            raise NotImplementedError(f"{self.name}: no semantics stated")
+        attrs = dict(attrs or {})
+        if any(isinstance(a, onnx.GraphProto) for a in attrs.values()):
+            from onnx_conformance.generators.exact import bind_graphs
+
+            attrs = bind_graphs(attrs, v, self.domain, outer or {})
+        plain = {k: (x.value if isinstance(x, Const) else x) for k, x in inputs.items()}
+        return self.meaning(v, attrs, formal_inputs(v.schema, plain))
+
+    def expect(self, v: OpVersion, inputs: dict, attrs: dict | None = None, *,
+               outputs: list | None = None, **fields) -> Case:
+        """A Case whose expected outputs are this operator's semantics on `inputs`: the example is
+        data. `outputs`: the node's output names in order (None: an optional output left out);
+        default, the schema's non-variadic outputs the semantics computed. `fields`: the Case's others
+        (tolerance, outer, quality, ...)."""
+        computed = self.run(v, inputs, attrs, fields.get("outer"))
+        if outputs is None:
+            outputs = [o.name for o in v.schema.outputs if o.name in computed]
+        return Case(inputs, named_outputs(v.schema, computed, outputs), dict(attrs or {}), **fields)
+
+    def reject(self, v: OpVersion, inputs: dict, attrs: dict | None, declared: dict, **fields) -> Case:
+        """An expect-error Case: the semantics must reject these inputs, and the case's reason is the
+        sentence it quotes. `declared`: the outputs the graph declares (Declared values)."""
+        try:
+            self.run(v, inputs, attrs, fields.get("outer"))
+        except Rejected as e:
+            return Case(inputs, declared, dict(attrs or {}), error=e.sentence, **fields)
+        raise AssertionError(f"{self.name}-{v.since_version}: the semantics accepts a rejection example's inputs")
 
     def reference_differs(self, pattern: str, reason: str) -> None:
         """Why onnx's ReferenceEvaluator disagrees with our value wherever `pattern` (a regex) is found

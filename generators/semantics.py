@@ -1,0 +1,97 @@
+"""What an operator's semantics function is: its signature, and the typed ways it says no.
+
+Every operator module states its meaning once, as a function of (operator version, attributes,
+inputs) returning the outputs, exact or correctly rounded in the output's type:
+
+    @OPERATOR.semantics
+    def gather(v: OpVersion, attrs: dict, inputs: dict) -> dict: ...
+
+- `attrs`: the node's attributes as the example or the model gives them (Python values as
+  `onnx.helper.make_node` takes them: int, float, str, lists of those, TensorProto), absent ones
+  left out: the function applies the spec's defaults. A graph attribute (If's branches, Loop's
+  body) arrives as a `Subgraph`-like callable: `body(*values) -> list of values`.
+- `inputs`: formal input name -> value, in the schema's order; a variadic formal parameter (always
+  the last) holds the list of its values; an optional input left out is None or absent. Values are
+  numpy arrays of the element's type, or the case model's Seq, Opt and Map (generators/case.py).
+- The result: formal output name -> value, every output the function computes (the caller keeps
+  the outputs the node asks for); a variadic output holds the list of its values.
+
+It raises `Rejected` (quoting the spec sentence the inputs break: what the expect-error cases
+test), `Undefined` (the spec gives no value for these inputs: an integer overflow, a NaN cast to
+an integer) or `NotDeterministic` (a random operator: its outputs are a distribution).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+
+class Rejected(Exception):
+    """The inputs or attributes break a rule of the spec; `sentence` is that rule, quoted."""
+
+    def __init__(self, sentence: str):
+        super().__init__(sentence)
+        self.sentence = sentence
+
+
+class Undefined(Exception):
+    """The spec defines no result for these inputs; `reason` quotes or names the sentence."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+class NotDeterministic(Exception):
+    """The operator's outputs are random: what the spec fixes is their distribution, not a value."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+Semantics = Callable[[Any, dict, dict], dict]
+
+
+def attr(attrs: dict, name: str, default: Any = None) -> Any:
+    """An attribute's value, or the spec's default where the node leaves it out."""
+    value = attrs.get(name)
+    return default if value is None else value
+
+
+def formal_inputs(schema, named: dict) -> dict:
+    """The case model's inputs (one key per graph value, in the schema's order: a variadic parameter's
+    values under names of their own, 'inputs_0', 'data_1', 'v_initial_1') as semantics takes them:
+    each formal name to its value, the variadic last one to the list of the values left over."""
+    formals = list(schema.inputs)
+    values = list(named.items())
+    out = {}
+    for k, formal in enumerate(formals):
+        if _is_variadic(formal):
+            out[formal.name] = [x for _, x in values[k:]]
+            return out
+        out[formal.name] = values[k][1] if k < len(values) else None
+    return out
+
+
+def named_outputs(schema, computed: dict, names: list) -> dict:
+    """The semantics' outputs under the case model's names: `names` are the node's outputs in order
+    (None: an optional output left out), a variadic output's values taking the names left over."""
+    out = {}
+    for k, formal in enumerate(schema.outputs):
+        if _is_variadic(formal):
+            rest = [n for n in names[k:]]
+            for n, x in zip(rest, computed[formal.name]):
+                out[n] = x
+            return out
+        if k < len(names):
+            name = names[k]
+            if name is None:
+                out[formal.name] = None
+            else:
+                out[name] = computed[formal.name]
+    return out
+
+
+def _is_variadic(formal) -> bool:
+    return formal.option.name == "Variadic"
