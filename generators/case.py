@@ -210,11 +210,12 @@ class Operator:
         if self.meaning is None:
             raise NotImplementedError(f"{self.name}: no semantics stated")
         attrs = dict(attrs or {})
+        plain = {k: (x.value if isinstance(x, Const) else x) for k, x in inputs.items()}
         if any(isinstance(a, onnx.GraphProto) for a in attrs.values()):
             from onnx_conformance.generators.exact import bind_graphs
 
-            attrs = bind_graphs(attrs, v, self.domain, outer or {})
-        plain = {k: (x.value if isinstance(x, Const) else x) for k, x in inputs.items()}
+            # in the model, the node's inputs are graph values of those names: in scope for its subgraphs
+            attrs = bind_graphs(attrs, v, self.domain, {**plain, **(outer or {})})
         return self.meaning(v, attrs, formal_inputs(v.schema, plain))
 
     def expect(self, v: OpVersion, inputs: dict, attrs: dict | None = None, *,

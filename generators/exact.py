@@ -169,6 +169,17 @@ class Subgraph:
     def output_names(self) -> list[str]:
         return [o.name for o in self.graph.output]
 
+    def output_type(self, k: int) -> tuple[str, tuple | None]:
+        """The k-th output's declared type ('float', 'seq(tensor(int8))') and, for a tensor whose every
+        dimension is a number, its shape (else None)."""
+        tp = self.graph.output[k].type
+        shape = None
+        if tp.WhichOneof("value") == "tensor_type" and tp.tensor_type.HasField("shape"):
+            dims = tp.tensor_type.shape.dim
+            if all(d.HasField("dim_value") for d in dims):
+                shape = tuple(d.dim_value for d in dims)
+        return type_name(tp), shape
+
     def __call__(self, *values) -> list:
         return self.evaluator.run_graph(self.graph, list(values), self.scope)
 

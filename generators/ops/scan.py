@@ -4,10 +4,84 @@ import numpy as np
 from onnx import helper
 
 from onnx_conformance.generators import subgraph
-from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.case import NotApplicable, Operator
 from onnx_conformance.generators.movement import data, indices
+from onnx_conformance.generators.semantics import Rejected, Undefined, attr
 
 OPERATOR = Operator("Scan", primary="V")
+
+
+@OPERATOR.semantics
+def scan_semantics(v, attrs, inputs):
+    """The spec's pseudo-code: N states and M scan inputs; the body runs once per slice of the scan
+    inputs along their axes (last to first where a direction is 1), taking (states, slices) and giving
+    (states, scan values); the outputs are the final states and each scan value stacked on its axis
+    (prepended where its direction is 1). Scan-8: axis 0 of every input is a batch axis, run apiece."""
+    body, m = attrs["body"], attrs["num_scan_inputs"]
+    values = list(inputs["initial_state_and_scan_inputs"])
+    n = len(values) - m
+    if v.since_version == 8:
+        return _scan8(v, attrs, body, n, m, values, inputs.get("sequence_lens"))
+    states, xs = values[:n], values[n:]
+    in_axes = [a % np.ndim(x) if -np.ndim(x) <= a < np.ndim(x) else _bad_axis(v, a)
+               for a, x in zip(attr(attrs, "scan_input_axes", [0] * m), xs)]
+    in_dirs = attr(attrs, "scan_input_directions", [0] * m)
+    lengths = {x.shape[a] for x, a in zip(xs, in_axes)}
+    if len(lengths) > 1:
+        raise Rejected(f"the scan inputs' lengths along their scan axes differ: {sorted(lengths)}")
+    length = lengths.pop()
+    slices = [[np.take(x, length - 1 - t if d else t, axis=a) for t in range(length)]
+              for x, a, d in zip(xs, in_axes, in_dirs)]
+    states, outs = _iterate(body, states, slices, length)
+    k = len(body.output_names) - n
+    out_axes = attr(attrs, "scan_output_axes", [0] * k)
+    out_dirs = attr(attrs, "scan_output_directions", [0] * k)
+    stacked = []
+    for values_, a, d in zip(outs, out_axes, out_dirs):
+        if d:  # 'prepending a new value in each iteration'
+            values_ = values_[::-1]
+        rank = np.ndim(values_[0]) + 1
+        if not -rank <= a < rank:
+            _bad_axis(v, a)
+        stacked.append(np.stack(values_, axis=a % rank))
+    return {"final_state_and_scan_outputs": states + stacked}
+
+
+def _scan8(v, attrs, body, n, m, values, lens):
+    """Scan-8: each batch entry scanned along axis 1 (reversed where 'directions' says 1)."""
+    dirs = attr(attrs, "directions", [0] * m)
+    batch = np.shape(values[0])[0] if values else 0
+    length = values[n].shape[1] if m else 0
+    if lens is not None and any(int(x) != length for x in np.asarray(lens).reshape(-1)):
+        raise Undefined("a sequence shorter than the scan axis: what its scan output holds past its end is unsaid")
+    finals, scans = [], []
+    for b in range(batch):
+        slices = [[x[b, length - 1 - t if d else t] for t in range(length)] for x, d in zip(values[n:], dirs)]
+        states, outs = _iterate(body, [s[b] for s in values[:n]], slices, length)
+        finals.append(states)
+        scans.append([np.stack(o) for o in outs])
+    out = [np.stack([f[i] for f in finals]) for i in range(n)]
+    k = len(body.output_names) - n
+    out += [np.stack([s[i] for s in scans]) for i in range(k)]
+    return {"final_state_and_scan_outputs": out}
+
+
+def _iterate(body, states, slices, length):
+    k = len(body.output_names) - len(states)
+    outs = [[] for _ in range(k)]
+    for t in range(length):
+        got = body(*states, *(s[t] for s in slices))
+        states = list(got[:len(states)])
+        for kept, value in zip(outs, got[len(states):]):
+            kept.append(value)
+    if length == 0 and k:
+        raise Undefined("a scan axis of length 0: the pseudo-code's scan output is '[]', whose shape the spec leaves open")
+    return states, outs
+
+
+def _bad_axis(v, axis):
+    sentence = v.sentence(r"[Aa]ccepted range") or "an axis must be within the value's rank"
+    raise Rejected(f"{sentence} (got {axis})")
 
 
 def body(t, shape, scan_output=True):
@@ -22,34 +96,21 @@ def body(t, shape, scan_output=True):
     return subgraph.graph("body", nodes, [("state_in", V, shape), ("x_in", V, shape)], outputs)
 
 
-def scan(state, x, axis=0, reverse_in=False, out_axis=0, reverse_out=False):
-    slices = [np.take(x, i, axis=axis) for i in range(x.shape[axis])]
-    outs = []
-    for element in reversed(slices) if reverse_in else slices:
-        outs.append(state)
-        state = element
-    if reverse_out:  # 'prepending a new value in each iteration'
-        outs.reverse()
-    return state, np.stack(outs, axis=out_axis)
-
-
-def scan8_case(t, rng, reverse=False, lens=False):
+def scan8_case(v, t, rng, reverse=False, lens=False):
     """Scan-8: axis 0 of every input is the batch axis, axis 1 the sequence axis."""
     state, x = data(t, (2, 3), rng), data(t, (2, 4, 3), rng)
-    finals, ys = zip(*(scan(state[b], x[b], reverse_in=reverse) for b in range(2)))
     attrs = {"body": body(t, [3]), "num_scan_inputs": 1}
     if reverse:
         attrs["directions"] = [1]
     inputs = {"sequence_lens": indices([4, 4]) if lens else None, "initial_state": state, "scan_input": x}
-    return Case(inputs, {"final_state": np.stack(finals), "scan_output": np.stack(ys)}, attrs)
+    return OPERATOR.expect(v, inputs, attrs, outputs=["final_state", "scan_output"])
 
 
-def scan9_case(t, rng, x_shape, axis=0, reverse=False, out_axis=0):
+def scan9_case(v, t, rng, x_shape, axis=0, reverse=False, out_axis=0):
     """Scan-9 on: no batch axis; each scan input and output has its own axis and direction."""
     x = data(t, x_shape, rng)
     element = [d for k, d in enumerate(x_shape) if k != axis % len(x_shape)]
     state = data(t, element, rng)
-    final, y = scan(state, x, axis, reverse, out_axis, reverse)
     attrs = {"body": body(t, element), "num_scan_inputs": 1}
     if axis:
         attrs["scan_input_axes"] = [axis]
@@ -58,22 +119,22 @@ def scan9_case(t, rng, x_shape, axis=0, reverse=False, out_axis=0):
     if reverse:
         attrs["scan_input_directions"] = [1]
         attrs["scan_output_directions"] = [1]
-    return Case({"initial_state": state, "scan_input": x}, {"final_state": final, "scan_output": y}, attrs)
+    return OPERATOR.expect(v, {"initial_state": state, "scan_input": x}, attrs, outputs=["final_state", "scan_output"])
 
 
 @OPERATOR.example(name="scan")
 def scan_(v, t, rng):
     if v.since_version == 8:
-        return scan8_case(t, rng)
-    return scan9_case(t, rng, (4, 3))
+        return scan8_case(v, t, rng)
+    return scan9_case(v, t, rng, (4, 3))
 
 
 @OPERATOR.example
 def reverse(v, t, rng):
     """Scan-8 'directions'; Scan-9 on: scan_input_directions and scan_output_directions both 1."""
     if v.since_version == 8:
-        return scan8_case(t, rng, reverse=True)
-    return scan9_case(t, rng, (4, 3), reverse=True)
+        return scan8_case(v, t, rng, reverse=True)
+    return scan9_case(v, t, rng, (4, 3), reverse=True)
 
 
 @OPERATOR.example
@@ -83,7 +144,7 @@ def axes(v, t, rng):
     if v.since_version == 8:
         return NotApplicable("Scan-8 has no scan_input_axes: its axis 0 is the batch axis, axis 1 the sequence axis")
     axis = 1 if v.since_version == 9 else -1
-    return scan9_case(t, rng, (3, 4), axis=axis, out_axis=axis)
+    return scan9_case(v, t, rng, (3, 4), axis=axis, out_axis=axis)
 
 
 @OPERATOR.example
@@ -92,7 +153,7 @@ def sequence_lens(v, t, rng):
     scan output holds past its end unsaid)."""
     if v.since_version != 8:
         return NotApplicable("Scan-9 on has no sequence_lens input")
-    return scan8_case(t, rng, lens=True)
+    return scan8_case(v, t, rng, lens=True)
 
 
 @OPERATOR.example
@@ -105,7 +166,7 @@ def zero_length(v, t, rng):
     attrs = {"body": body(t, [3], scan_output=False), "num_scan_inputs": 1}
     inputs = {"sequence_lens": None} if v.since_version == 8 else {}
     inputs.update(initial_state=state, scan_input=x)
-    return Case(inputs, {"final_state": state}, attrs)
+    return OPERATOR.expect(v, inputs, attrs, outputs=["final_state"])
 
 
 # Where onnx's ReferenceEvaluator (1.23) differs from our value, and why ours stands (cases/crosscheck.md).
