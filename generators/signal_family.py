@@ -14,12 +14,13 @@ from functools import lru_cache
 
 import mpmath
 import numpy as np
-from onnx import helper
+from onnx import TensorProto, helper
 
 from onnx_conformance.generators.accuracy import accumulation, budget
-from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.case import NotApplicable, Operator
 from onnx_conformance.generators.rounding import PREC, round_to
-from onnx_conformance.harness.dtypes import numpy_of
+from onnx_conformance.generators.semantics import Undefined, attr
+from onnx_conformance.harness.dtypes import name_of, numpy_of
 
 WINDOWS = {
     "HannWindow": (Fraction(1, 2), Fraction(1, 2)),
@@ -61,25 +62,37 @@ class WindowOp(Operator):
     def __init__(self, name: str):
         super().__init__(name, primary="T2", defaults={"T1": "int32"})
         self.window = name
+        self.semantics(self.window_semantics)
         for ex_name, size, periodic in (("periodic", 10, None), ("symmetric", 10, 0), ("odd_symmetric", 7, 0),
                                         ("odd_periodic", 9, 1), ("size_1_periodic", 1, 1), ("empty", 0, None)):
             self.example(self._example(size, periodic), name=ex_name)
 
     def _example(self, size, periodic):
         def fn(v, t, rng):
-            return self.build(t, size, periodic)
+            return self.build(v, t, size, periodic)
         fn.__doc__ = f"size {size}, periodic={'default (1)' if periodic is None else periodic}"
         return fn
 
-    def build(self, t, size, periodic):
+    def window_semantics(self, v, attrs, inputs) -> dict:
+        """The window of `size` points (periodic by default) in output_datatype (float by default); an
+        integer type only where every value is a whole number."""
+        size = int(np.asarray(inputs["size"]).reshape(-1)[0])
+        out_type = name_of(attr(attrs, "output_datatype", TensorProto.FLOAT))
+        if size < 0:
+            raise Undefined("a negative size: the spec gives no window")
+        w = window_values(self.window, size, bool(attr(attrs, "periodic", 1)))
+        if out_type in FLOATS:
+            return {"output": to_array(w, out_type)}
+        if not all(isinstance(x, Fraction) and x.denominator == 1 for x in w):
+            raise Undefined(FRACTIONAL)
+        return {"output": np.array([int(x) for x in w], dtype=numpy_of(out_type))}
+
+    def build(self, v, t, size, periodic):
         out_type = t["T2"]
         w = window_values(self.window, size, periodic in (None, 1))
         integral = all(isinstance(x, Fraction) and x.denominator == 1 for x in w)
         if out_type not in FLOATS and not integral:
-            return NotApplicable("output_datatype: the schema and the cited paper give the window's real values in "
-                                 "[0, 1] only; they do not say how a value strictly between 0 and 1 becomes an "
-                                 "integer (the integer types are covered where every value is a whole number: "
-                                 "the empty window, and the one-point periodic window where it is 0)")
+            return NotApplicable(FRACTIONAL)
         if t["T1"] != "int32" and (out_type != "float" or size != 10):
             return NotApplicable("the size type (T1) is covered by the size-10 examples in float")
         if out_type in FLOATS and out_type != "float" and size in (0, 1):
@@ -90,11 +103,14 @@ class WindowOp(Operator):
             attrs["periodic"] = periodic
         if out_type != "float":
             attrs["output_datatype"] = helper.np_dtype_to_tensor_dtype(numpy_of(out_type))
-        if out_type in FLOATS:
-            y, tol = to_array(w, out_type), budget("cos", out_type, cancels=True)
-        else:
-            y, tol = np.array([int(x) for x in w], dtype=numpy_of(out_type)), None
-        return Case({"size": np.array(size, dtype=numpy_of(t["T1"]))}, {"output": y}, attrs, tolerance=tol)
+        tol = budget("cos", out_type, cancels=True) if out_type in FLOATS else None
+        return self.expect(v, {"size": np.array(size, dtype=numpy_of(t["T1"]))}, attrs, tolerance=tol)
+
+
+FRACTIONAL = ("output_datatype: the schema and the cited paper give the window's real values in "
+              "[0, 1] only; they do not say how a value strictly between 0 and 1 becomes an "
+              "integer (the integer types are covered where every value is a whole number: "
+              "the empty window, and the one-point periodic window where it is 0)")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -136,67 +152,86 @@ def spectrum(sig_re, sig_im, n_fft: int, inverse: bool, bins: int):
     return out
 
 
-def dft(x: np.ndarray, axis: int, type_name: str, dft_length: int | None = None, inverse: bool = False,
-        onesided: bool = False):
-    """(y, tolerance): DFT of x ([..., 1] real or [..., 2] complex) along `axis` (a signal axis, normalised)."""
+def _dft_rows(x: np.ndarray, axis: int, dft_length: int | None, inverse: bool, onesided: bool):
+    """The layout of a DFT of x ([..., 1] real or [..., 2] complex) along `axis` (a normalised signal axis):
+    (moved x, n_fft, output length, output width), and each row's padded complex signal as a generator of
+    (index, re, im) in mpmath (an IRFFT's row already completed by conjugate symmetry)."""
     complex_in = x.shape[-1] == 2
     moved = np.moveaxis(x, axis, -2)
     length = moved.shape[-2]
     irfft = onesided and inverse
     n_fft = dft_length if dft_length is not None else (2 * (length - 1) if irfft else length)
-    lead = moved.shape[:-2]
     if irfft:
         out_len, width = n_fft, 1
     elif onesided:
         out_len, width = n_fft // 2 + 1, 2
     else:
         out_len, width = n_fft, 2
-    y = np.empty(lead + (out_len, width), dtype=object)
-    mag_max = 0.0
-    with mpmath.workprec(PREC):
-        for idx in np.ndindex(*lead):
-            row = moved[idx]
-            re = [_mp(row[i, 0]) if i < length else mpmath.mpf(0) for i in range(n_fft)]
-            im = [(_mp(row[i, 1]) if complex_in else mpmath.mpf(0)) if i < length else mpmath.mpf(0)
-                  for i in range(n_fft)]
-            if irfft:
-                # the one-sided spectrum: bins 0 .. n_fft // 2 (zero-padded or cut), the rest by conjugate symmetry
-                half = n_fft // 2 + 1
-                re = [re[i] if i < length else mpmath.mpf(0) for i in range(half)]
-                im = [im[i] if i < length else mpmath.mpf(0) for i in range(half)]
-                full_re = [re[k] if k < half else re[n_fft - k] for k in range(n_fft)]
-                full_im = [im[k] if k < half else -im[n_fft - k] for k in range(n_fft)]
-                vals = spectrum(full_re, full_im, n_fft, True, n_fft)
-                for k, (r, _, m) in enumerate(vals):
-                    y[idx + (k, 0)] = r
-                    mag_max = max(mag_max, m)
-            else:
-                vals = spectrum(re, im, n_fft, inverse, out_len)
-                for k, (r, i, m) in enumerate(vals):
-                    y[idx + (k, 0)] = r
-                    y[idx + (k, 1)] = i
-                    mag_max = max(mag_max, m)
+
+    def rows():
+        with mpmath.workprec(PREC):
+            for idx in np.ndindex(*moved.shape[:-2]):
+                row = moved[idx]
+                re = [_mp(row[i, 0]) if i < length else mpmath.mpf(0) for i in range(n_fft)]
+                im = [(_mp(row[i, 1]) if complex_in else mpmath.mpf(0)) if i < length else mpmath.mpf(0)
+                      for i in range(n_fft)]
+                if irfft:
+                    # the one-sided spectrum: bins 0 .. n_fft // 2 (zero-padded or cut), the rest by conjugate symmetry
+                    half = n_fft // 2 + 1
+                    re = [re[i] if i < length else mpmath.mpf(0) for i in range(half)]
+                    im = [im[i] if i < length else mpmath.mpf(0) for i in range(half)]
+                    re, im = ([re[k] if k < half else re[n_fft - k] for k in range(n_fft)],
+                              [im[k] if k < half else -im[n_fft - k] for k in range(n_fft)])
+                yield idx, re, im
+
+    return moved, n_fft, out_len, width, rows
+
+
+def dft(x: np.ndarray, axis: int, type_name: str, dft_length: int | None = None, inverse: bool = False,
+        onesided: bool = False) -> np.ndarray:
+    """The DFT of x ([..., 1] real or [..., 2] complex) along `axis` (a normalised signal axis), rounded once."""
+    moved, n_fft, out_len, width, rows = _dft_rows(x, axis, dft_length, inverse, onesided)
+    y = np.empty(moved.shape[:-2] + (out_len, width), dtype=object)
+    for idx, re, im in rows():
+        for k, (r, i, _) in enumerate(spectrum(re, im, n_fft, inverse, out_len)):
+            y[idx + (k, 0)] = r
+            if width == 2:
+                y[idx + (k, 1)] = i
     flat = [round_to(v, type_name) for v in y.reshape(-1)]
     out = np.array(flat, dtype=numpy_of(type_name)).reshape(y.shape)
-    out = np.moveaxis(out, -2, axis)
+    return np.moveaxis(out, -2, axis)
+
+
+def dft_tolerance(x: np.ndarray, axis: int, type_name: str, dft_length: int | None = None, inverse: bool = False,
+                  onesided: bool = False) -> dict:
+    """The budget of a DFT: n_fft terms per output, M the largest sum of their magnitudes, then the
+    twiddles' cos/sin budget (`accuracy.accumulation`)."""
+    _, n_fft, _, _, rows = _dft_rows(x, axis, dft_length, inverse, onesided)
+    mag_max = max((_magnitude(re, im, n_fft, inverse) for _, re, im in rows()), default=0.0)
     trig = budget("cos", type_name) or {"ulp": 0}
-    tol = accumulation(type_name, n_fft, mag_max, after=trig["ulp"] if type_name in ("float", "double") else 0)
-    return out, tol
+    return accumulation(type_name, n_fft, mag_max, after=trig["ulp"] if type_name in ("float", "double") else 0)
+
+
+def _magnitude(re: list, im: list, n_fft: int, inverse: bool) -> float:
+    """The sum over one row's terms of |re| + |im| (each at PREC bits, then a double, added in order), / N when inverse."""
+    mag = 0.0
+    with mpmath.workprec(PREC):
+        for a, b in zip(re, im):
+            if a == 0 and b == 0:
+                continue
+            mag += float(abs(a) + abs(b))
+    return mag / n_fft if inverse else mag
 
 
 # ---------------------------------------------------------------------------------------------
 # STFT
 
 
-def stft(signal: np.ndarray, frame_step: int, frame_length: int, window: np.ndarray | None, onesided: bool,
-         type_name: str):
-    """(output, tolerance): frames of frame_length every frame_step samples, each times the window (all ones
-    when absent), DFT of length frame_length; [batch][frames][bins][2]."""
+def _frames(signal: np.ndarray, frame_step: int, frame_length: int, window: np.ndarray | None):
+    """Each frame of frame_length every frame_step samples times the window (all ones when absent), as
+    (batch, frame, re, im) in mpmath."""
     batch, length, width = signal.shape
     frames = (length - frame_length) // frame_step + 1
-    bins = frame_length // 2 + 1 if onesided else frame_length
-    out = np.empty((batch, frames, bins, 2), dtype=object)
-    mag_max = 0.0
     with mpmath.workprec(PREC):
         w = [_mp(e) for e in window] if window is not None else [mpmath.mpf(1)] * frame_length
         for b in range(batch):
@@ -205,15 +240,32 @@ def stft(signal: np.ndarray, frame_step: int, frame_length: int, window: np.ndar
                 re = [_mp(signal[b, start + n, 0]) * w[n] for n in range(frame_length)]
                 im = [(_mp(signal[b, start + n, 1]) if width == 2 else mpmath.mpf(0)) * w[n]
                       for n in range(frame_length)]
-                for k, (r, i, m) in enumerate(spectrum(re, im, frame_length, False, bins)):
-                    out[b, f, k, 0], out[b, f, k, 1] = r, i
-                    mag_max = max(mag_max, m)
+                yield b, f, re, im
+
+
+def stft(signal: np.ndarray, frame_step: int, frame_length: int, window: np.ndarray | None, onesided: bool,
+         type_name: str) -> np.ndarray:
+    """Frames of frame_length every frame_step samples, each times the window (all ones when absent), DFT of
+    length frame_length; [batch][frames][bins][2], rounded once."""
+    batch, length, _ = signal.shape
+    frames = (length - frame_length) // frame_step + 1
+    bins = frame_length // 2 + 1 if onesided else frame_length
+    out = np.empty((batch, frames, bins, 2), dtype=object)
+    for b, f, re, im in _frames(signal, frame_step, frame_length, window):
+        for k, (r, i, _) in enumerate(spectrum(re, im, frame_length, False, bins)):
+            out[b, f, k, 0], out[b, f, k, 1] = r, i
     flat = [round_to(v, type_name) for v in out.reshape(-1)]
-    y = np.array(flat, dtype=numpy_of(type_name)).reshape(out.shape)
+    return np.array(flat, dtype=numpy_of(type_name)).reshape(out.shape)
+
+
+def stft_tolerance(signal: np.ndarray, frame_step: int, frame_length: int, window: np.ndarray | None,
+                   type_name: str) -> dict:
+    """The budget of an STFT: frame_length terms per output, M the largest sum of their magnitudes."""
+    mag_max = max((_magnitude(re, im, frame_length, False)
+                   for _, _, re, im in _frames(signal, frame_step, frame_length, window)), default=0.0)
     trig = budget("cos", type_name) or {"ulp": 0}
-    tol = accumulation(type_name, frame_length, mag_max,
-                       after=trig["ulp"] if type_name in ("float", "double") else 0)
-    return y, tol
+    return accumulation(type_name, frame_length, mag_max,
+                        after=trig["ulp"] if type_name in ("float", "double") else 0)
 
 
 # ---------------------------------------------------------------------------------------------
