@@ -8,11 +8,33 @@ from fractions import Fraction
 import numpy as np
 
 from onnx_conformance.generators import values
-from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.case import NotApplicable, Operator, type_of
 from onnx_conformance.generators.resize_family import FLOATS, grid_sample
+from onnx_conformance.generators.semantics import Rejected, Undefined, attr
 from onnx_conformance.harness.dtypes import numpy_of
 
 OPERATOR = Operator("GridSample", primary="T1", defaults={"T2": "float"})
+NEW_MODES = {"bilinear": "linear", "bicubic": "cubic", "nearest": "nearest", "linear": "linear", "cubic": "cubic"}
+
+
+@OPERATOR.semantics
+def grid_sample_semantics(v, attrs, inputs):
+    """Y at each grid location (innermost coordinate first, -1 and 1 the image's corners), from X by mode
+    (GridSample-16: bilinear, bicubic, nearest; 20 on: linear, cubic, nearest) and padding_mode, exactly;
+    4-D inputs only before GridSample-20."""
+    x, grid = np.asarray(inputs["X"]), np.asarray(inputs["grid"])
+    if x.ndim != 4 and v.since_version < 20:
+        raise Rejected("Currently, only spatial (4-D) inputs are supported.")
+    if grid.ndim != x.ndim or grid.shape[0] != x.shape[0] or grid.shape[-1] != x.ndim - 2:
+        raise Rejected(v.sentence(r"grid") or "grid: (N, D1_out, ..., Dr_out, r), r the number of spatial dimensions")
+    mode = NEW_MODES[attr(attrs, "mode", "bilinear" if v.since_version < 20 else "linear")]
+    if mode != "nearest" and not values.is_float(type_of(x)):
+        raise Undefined(f"{mode} interpolation of {type_of(x)}: the spec does not say how an interpolated value is "
+                        "rounded to an integer, boolean, string or complex type")
+    g_exact = np.vectorize(lambda e: Fraction(float(e)), otypes=[object])(grid.astype(np.float64))
+    y, _ = grid_sample(x, g_exact, type_of(x), mode, attr(attrs, "padding_mode", "zeros"),
+                       bool(attr(attrs, "align_corners", 0)))
+    return {"Y": y}
 
 X32 = np.arange(6, dtype=np.float64).reshape(1, 1, 3, 2)
 X44 = np.arange(16, dtype=np.float64).reshape(1, 1, 4, 4)
@@ -47,7 +69,7 @@ def sample(v, t, x, grid, mode=None, padding_mode=None, align_corners=None, doc=
                              "rounded to an integer, boolean, string or complex type")
     g = np.array(grid, np.float64).astype(numpy_of(t["T2"]))
     g_exact = np.vectorize(lambda e: Fraction(float(e)), otypes=[object])(g.astype(np.float64))
-    y, tol = grid_sample(x, g_exact, t["T1"], eff, padding_mode or "zeros", bool(align_corners))
+    _, tol = grid_sample(x, g_exact, t["T1"], eff, padding_mode or "zeros", bool(align_corners))
     attrs = {}
     if align_corners is not None:
         attrs["align_corners"] = align_corners
@@ -55,7 +77,7 @@ def sample(v, t, x, grid, mode=None, padding_mode=None, align_corners=None, doc=
         attrs["mode"] = OLD_MODES[mode] if v.since_version < 20 else mode
     if padding_mode is not None:
         attrs["padding_mode"] = padding_mode
-    return Case({"X": x, "grid": g}, {"Y": y}, attrs, tolerance=tol)
+    return OPERATOR.expect(v, {"X": x, "grid": g}, attrs, tolerance=tol)
 
 
 def doc(x, t):

@@ -5,11 +5,72 @@ from __future__ import annotations
 
 import numpy as np
 
+import re
+from fractions import Fraction
+
 from onnx_conformance.generators import values
-from onnx_conformance.generators.case import Case, Declared, NotApplicable, Operator
+from onnx_conformance.generators.case import Declared, NotApplicable, Operator, type_of
 from onnx_conformance.generators.resize_family import FLOATS, f32, in_type, plan, resize
+from onnx_conformance.generators.semantics import Rejected, Undefined, attr
 
 OPERATOR = Operator("Resize", primary="T1", defaults={"T2": "float"})
+
+BOTH_11 = "May only be set if 'scales' is set to an empty tensor."
+ONE_OF = "One of 'scales' and 'sizes' MUST be specified and it is an error if both are specified."
+NO_MAPPING_10 = ("Resize-10's doc defines the output size alone ('output_dimension = floor(input_dimension * "
+                 "scale)'), no coordinate mapping: only nearest upsampling by whole scales is defined")
+
+
+@OPERATOR.semantics
+def resize_semantics(v, attrs, inputs):
+    """Each output element's source coordinate by coordinate_transformation_mode, in exact Fractions; nearest
+    moves input elements (by nearest_mode), linear and cubic are exact weighted sums rounded once (antialias,
+    exclude_outside, extrapolation_value); scales (float32) or sizes over `axes`, with the aspect-ratio policy.
+    Resize-10: nearest upsampling by whole scales only, each element repeated."""
+    x = np.asarray(inputs["X"])
+    tn = type_of(x)
+    mode = attr(attrs, "mode", "nearest")
+    scales, sizes, roi = (_given(inputs.get(k)) for k in ("scales", "sizes", "roi"))
+    if v.since_version == 10:
+        if mode != "nearest" or any(float(s) != int(s) for s in scales):
+            raise Undefined(NO_MAPPING_10)
+        ctm, nearest_mode = "asymmetric", "floor"
+    else:
+        ctm = attr(attrs, "coordinate_transformation_mode", "half_pixel")
+        nearest_mode = attr(attrs, "nearest_mode", "round_prefer_floor")
+    if scales is not None and sizes is not None:
+        raise Rejected(BOTH_11 if v.since_version == 11 else ONE_OF)
+    if scales is None and sizes is None:
+        raise Rejected(ONE_OF)
+    if mode != "nearest" and not values.is_float(tn):
+        raise Undefined(f"{mode} interpolation of {tn}: the spec does not say how a weighted average is "
+                        "rounded to an integer, boolean, string or complex type")
+    axes = attrs.get("axes")
+    count = len(axes) if axes is not None else x.ndim
+    if len(scales if scales is not None else sizes) != count:
+        raise Rejected(_sentence(v, r"number of elements of 'scales'"))
+    p = plan(x.shape, scales=None if scales is None else [Fraction(float(s)) for s in scales],
+             sizes=None if sizes is None else [int(s) for s in sizes], axes=axes,
+             roi=None if roi is None or ctm != "tf_crop_and_resize" else [Fraction(float(r)) for r in roi],
+             policy=attr(attrs, "keep_aspect_ratio_policy", "stretch"), ctm=ctm)
+    y, _ = resize(x, tn, p, mode=mode, ctm=ctm, nearest_mode=nearest_mode,
+                  a=f32(attr(attrs, "cubic_coeff_a", -0.75)), exclude_outside=bool(attr(attrs, "exclude_outside", 0)),
+                  antialias=bool(attr(attrs, "antialias", 0)), extrapolation=f32(attr(attrs, "extrapolation_value", 0.0)))
+    return {"Y": y}
+
+
+def _sentence(v, pattern: str) -> str:
+    """The sentence of the scales input's description matching `pattern`."""
+    text = " ".join(next(i.description for i in v.schema.inputs if i.name == "scales").split())
+    return next(s for s in text.split(". ") if re.search(pattern, s)).rstrip(".") + "."
+
+
+def _given(x):
+    """An input's values, or None where it is absent or an empty tensor ('set to an empty tensor')."""
+    if x is None:
+        return None
+    x = np.asarray(x).reshape(-1)
+    return None if x.size == 0 else x.tolist()
 
 X2 = [[[[1, 2], [3, 4]]]]
 X24 = [[[[1, 2, 3, 4], [5, 6, 7, 8]]]]
@@ -78,7 +139,7 @@ def resize_case(v, t, x, *, scales=None, sizes=None, roi=None, axes=None, mode="
     p = plan(x.shape, scales=None if scales is None else [f32(s) for s in scales], sizes=sizes, axes=axes,
              roi=None if roi is None else [in_type(r, t2) for r in roi], policy=policy or "stretch",
              ctm=ctm or ("asymmetric" if v.since_version == 10 else "half_pixel"))
-    y, tol = resize(x, tn, p, mode=mode, ctm=ctm or ("asymmetric" if v.since_version == 10 else "half_pixel"),
+    _, tol = resize(x, tn, p, mode=mode, ctm=ctm or ("asymmetric" if v.since_version == 10 else "half_pixel"),
                     nearest_mode=nearest_mode or ("floor" if v.since_version == 10 else "round_prefer_floor"),
                     a=f32(-0.75 if cubic_coeff_a is None else cubic_coeff_a), exclude_outside=bool(exclude_outside),
                     antialias=bool(antialias), extrapolation=f32(extrapolation_value or 0.0))
@@ -92,7 +153,7 @@ def resize_case(v, t, x, *, scales=None, sizes=None, roi=None, axes=None, mode="
             inputs["sizes"] = sizes_a
     else:
         inputs = {"X": x, "roi": roi_a, "scales": scales_a, "sizes": sizes_a}
-    return Case(inputs, {"Y": y}, attrs, tolerance=tol)
+    return OPERATOR.expect(v, inputs, attrs, tolerance=tol)
 
 
 def _np(type_name):
@@ -385,12 +446,9 @@ def scales_and_sizes(v, t, rng):
     x = np.array(X2, np.float32)
     inputs = {"X": x, "roi": np.zeros(0, np.float32), "scales": np.array([1, 1, 2, 2], np.float32),
               "sizes": np.array([1, 1, 4, 4], np.int64)}
-    if v.since_version == 11:
-        sentence = "May only be set if 'scales' is set to an empty tensor."
-    else:
+    if v.since_version != 11:
         inputs["roi"] = None
-        sentence = "One of 'scales' and 'sizes' MUST be specified and it is an error if both are specified."
-    return Case(inputs, {"Y": Declared("float", (1, 1, 4, 4))}, {"mode": "nearest"}, error=sentence)
+    return OPERATOR.reject(v, inputs, {"mode": "nearest"}, {"Y": Declared("float", (1, 1, 4, 4))})
 
 
 @OPERATOR.rejection
@@ -398,8 +456,7 @@ def neither_scales_nor_sizes(v, t, rng):
     if v.since_version < 13:
         return NotApplicable(f"Resize-{v.since_version}'s scales input is required")
     x = np.array(X2, np.float32)
-    return Case({"X": x}, {"Y": Declared("float", (1, 1, 2, 2))}, {"mode": "nearest"},
-                error="One of 'scales' and 'sizes' MUST be specified and it is an error if both are specified.")
+    return OPERATOR.reject(v, {"X": x}, {"mode": "nearest"}, {"Y": Declared("float", (1, 1, 2, 2))})
 
 
 # Where onnx's ReferenceEvaluator (1.23) differs from our value, and why ours stands (cases/crosscheck.md).

@@ -6,8 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from onnx_conformance.generators import values
-from onnx_conformance.generators.case import Case, Declared, NotApplicable, Operator
+from onnx_conformance.generators.case import Declared, NotApplicable, Operator, type_of
 from onnx_conformance.generators.resize_family import f32, plan, resize
+from onnx_conformance.generators.semantics import Rejected, Undefined, attr
 from onnx_conformance.harness.dtypes import numpy_of
 
 OPERATOR = Operator("Upsample")
@@ -15,14 +16,37 @@ OPERATOR = Operator("Upsample")
 NO_MAPPING = ("the doc defines the output size only ('output_dimension = floor(input_dimension * scale)') and no "
               "coordinate mapping: only nearest upsampling by whole scales (each element repeated, as Upsample-1's "
               "documented example shows) has a defined result")
+AT_LEAST_ONE_1 = "height_scale: The scale along height dimension. It takes value greater than or equal to 1."
+AT_LEAST_ONE = "scales: ... It takes value greater than or equal to 1."
+
+
+@OPERATOR.semantics
+def upsample_semantics(v, attrs, inputs):
+    """Nearest upsampling by whole scales: each element repeated `scale` times along each axis (Upsample-1:
+    height_scale and width_scale of a 4-D input; Upsample-7: the scales attribute; Upsample-9: the input).
+    Scales below 1 are refused; other scales and modes have no defined result."""
+    x = np.asarray(inputs["X"])
+    if v.since_version == 1:
+        scales = [1.0, 1.0, attrs.get("height_scale"), attrs.get("width_scale")]
+    elif v.since_version == 7:
+        scales = list(attrs.get("scales") or [])
+    else:
+        scales = np.asarray(inputs["scales"]).reshape(-1).tolist()
+    if any(s is not None and s < 1 for s in scales):
+        raise Rejected(AT_LEAST_ONE_1 if v.since_version == 1 else AT_LEAST_ONE)
+    mode = attr(attrs, "mode", "nearest")
+    if mode != "nearest" or any(s is None or float(s) != int(s) for s in scales) or len(scales) != x.ndim:
+        raise Undefined(NO_MAPPING)
+    p = plan(x.shape, scales=[f32(s) for s in scales], ctm="asymmetric")
+    y, _ = resize(x, type_of(x), p, mode="nearest", ctm="asymmetric", nearest_mode="floor")
+    return {"Y": y}
 
 
 def upsample(v, t, x, scales, mode="nearest"):
     if mode != "nearest" or any(float(s) != int(s) for s in scales):
         return NotApplicable(NO_MAPPING)
     x = np.asarray(x)
-    p = plan(x.shape, scales=[f32(s) for s in scales], ctm="asymmetric")
-    y, tol = resize(x, t.dtype, p, mode="nearest", ctm="asymmetric", nearest_mode="floor")
+    tol = {"ulp": 0} if values.is_float(t.dtype) else None
     attrs = {"mode": mode}
     inputs = {"X": x}
     if v.since_version == 1:
@@ -33,7 +57,7 @@ def upsample(v, t, x, scales, mode="nearest"):
         attrs["scales"] = [float(s) for s in scales]
     else:
         inputs["scales"] = np.array(scales, np.float32)
-    return Case(inputs, {"Y": y}, attrs, tolerance=tol)
+    return OPERATOR.expect(v, inputs, attrs, tolerance=tol)
 
 
 @OPERATOR.example
@@ -77,14 +101,11 @@ def scale_below_one(v, t, rng):
     inputs = {"X": x}
     if v.since_version == 1:
         attrs.update(height_scale=0.5, width_scale=1.0)
-        sentence = "height_scale: The scale along height dimension. It takes value greater than or equal to 1."
     elif v.since_version == 7:
         attrs["scales"] = [1.0, 1.0, 0.5, 1.0]
-        sentence = "scales: ... It takes value greater than or equal to 1."
     else:
         inputs["scales"] = np.array([1, 1, 0.5, 1], np.float32)
-        sentence = "scales: ... It takes value greater than or equal to 1."
-    return Case(inputs, {"Y": Declared("float", (1, 1, 1, 2))}, attrs, error=sentence)
+    return OPERATOR.reject(v, inputs, attrs, {"Y": Declared("float", (1, 1, 1, 2))})
 
 
 # Where onnx's ReferenceEvaluator (1.23) differs from our value, and why ours stands (cases/crosscheck.md).
