@@ -34,10 +34,23 @@ class CannotEvaluate(Exception):
 
 
 @lru_cache(maxsize=None)
-def _operators() -> dict:
-    from onnx_conformance.generators.ops import all_operators
+def operator(domain: str, op_type: str):
+    """The OPERATOR of op_type's module (generators/ops/<snake name>.py), or None. Only that module
+    is imported: a model of a few operators does not import two hundred."""
+    import importlib
 
-    return {(op.domain, op.name): op for op in all_operators().values()}
+    from onnx_conformance.generators.case import snake
+
+    try:
+        module = importlib.import_module(f"onnx_conformance.generators.ops.{snake(op_type)}")
+    except ImportError:
+        module = None
+    op = getattr(module, "OPERATOR", None)
+    if op is None or (op.name, op.domain) != (op_type, domain):
+        from onnx_conformance.generators.ops import all_operators  # a module named otherwise (IsNaN: is_nan)
+
+        op = next((o for o in all_operators().values() if (o.name, o.domain) == (op_type, domain)), None)
+    return op
 
 
 def _domain(domain: str) -> str:
@@ -254,6 +267,8 @@ class Evaluator:
             outputs = self.call_operator(node, domain, inputs, attributes, scope, opsets)
         for name, value in zip(node.output, outputs):
             if name:
+                if isinstance(value, Exception):  # an output the semantics leaves undefined, asked for
+                    raise value
                 scope[name] = value
 
     def call_operator(self, node, domain: str, inputs: list, attributes: list, scope: ChainMap,
@@ -261,7 +276,7 @@ class Evaluator:
         if domain not in opsets:
             raise CannotEvaluate(f"{node.op_type}: the model imports no opset of domain {domain!r}")
         v = version_in_force(node.op_type, domain, opsets[domain])
-        op = _operators().get((domain, node.op_type))
+        op = operator(domain, node.op_type)
         if op is not None and op.meaning is not None:
             attrs = {}
             for a in attributes:

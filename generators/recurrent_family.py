@@ -35,12 +35,11 @@ import mpmath
 import numpy as np
 
 from onnx_conformance.generators.accuracy import accumulation, budget
-from onnx_conformance.generators.case import Case, Declared, NotApplicable
+from onnx_conformance.generators.case import Declared, NotApplicable, type_of
 from onnx_conformance.generators.rounding import PREC, round_to
+from onnx_conformance.generators.semantics import Rejected, Undefined, attr
 from onnx_conformance.harness.dtypes import numpy_of
 
-GATES = {"RNN": 1, "GRU": 3, "LSTM": 4}
-DEFAULT_ACTIVATIONS = {"RNN": ["Tanh"], "GRU": ["Sigmoid", "Tanh"], "LSTM": ["Sigmoid", "Tanh", "Tanh"]}
 TAKES_ALPHA = {"Affine", "LeakyRelu", "ThresholdedRelu", "ScaledTanh", "HardSigmoid", "Elu"}
 TAKES_BETA = {"Affine", "ScaledTanh", "HardSigmoid"}
 
@@ -98,22 +97,73 @@ def plain_r(v) -> bool:
     return re.search(r"\(R\w\^T\)", v.doc) is None
 
 
-def recurrent(op: str, v, t, X, W, R, B=None, sequence_lens=None, initial_h=None, initial_c=None,
-              P=None, *, hidden_size: int, direction: str | None = None, layout: int | None = None,
-              activations=None, alpha=None, beta=None, clip=None, linear_before_reset=None,
-              input_forget=None, want=("Y", "Y_h", "Y_c")):
-    """The Case for one recurrent node; `want` names the outputs asked for (others left out)."""
-    if layout and not v.has_attribute("layout"):
-        return NotApplicable(f"{op}-{v.since_version} has no layout attribute (batch-major shapes are version 14's)")
-    if linear_before_reset and not v.has_attribute("linear_before_reset"):
-        return NotApplicable(f"{op}-{v.since_version} has no linear_before_reset (GRU-3's)")
-    if op == "GRU" and v.since_version == 1 and "Y_h" not in want:
-        return NotApplicable("GRU-1's output Y_h is required ('Y_h' is Single in version 1)")
+# ---------------------------------------------------------------------------------------------
+# the recurrence: what the three operators share; each operator's module gives its cell
+
+
+class Step:
+    """One step of one batch entry in one direction: what a cell reads (input, state, weights, its
+    direction's activations, the attributes) and where it records the magnitude of its pre-activations."""
+
+    def __init__(self, weights: tuple, d: int, shape: tuple, x, h, c, act, f, attrs: dict, clip, step_mag, k: int):
+        self.w, self.r, self.b, self.p = weights
+        self.d, (self.G, self.H, self.I) = d, shape
+        self.x, self.h, self.c = x, h, c
+        self.act, self.f, self.attrs, self.clip = act, f, attrs, clip
+        self._mag, self._k = step_mag, k
+
+    def mag(self, terms) -> None:
+        """A pre-activation's terms: the step's largest sum of their magnitudes feeds the tolerance."""
+        self._mag[self._k] = max(self._mag[self._k], sum(abs(e) for e in terms))
+
+    def linear(self, g: int, j: int, hv) -> tuple[list, list, object, object]:
+        """Gate g's row j: the X.W terms, the H.R terms (with hv as the state), its W and R biases."""
+        G = self.G
+        xw = [self.x[i] * self.w[self.d, g * self.H + j, i] for i in range(self.I)]
+        hr = [hv[i] * self.r[self.d, g * self.H + j, i] for i in range(self.H)]
+        return xw, hr, self.b[self.d, g * self.H + j], self.b[self.d, (G + g) * self.H + j]
+
+
+class Cell:
+    """What one recurrent operator is: its gate count, default activations, and one step of its equations
+    (`step(s: Step) -> (new h, new c or None)`)."""
+
+    def __init__(self, gates: int, activations: list[str], step, cell_state: bool = False):
+        self.gates, self.activations, self.step, self.cell_state = gates, activations, step, cell_state
+
+
+class _Side:
+    """A recurrence's magnitudes by key: an example's tolerance reads those of the run its expected
+    outputs came from instead of running it again."""
+
+    key = None
+    magnitude = None
+
+
+def recurrence(cell: Cell, v, attrs: dict, inputs: dict) -> dict:
+    """Y, Y_h (and Y_c) of one recurrent node, in mpmath at PREC bits, rounded once to X's type.
+
+    Y is an Undefined value (raised only where asked for) when sequence_lens leaves steps out: the docs
+    do not say what Y holds past a sequence's length."""
+    X, W, R = (np.asarray(inputs[k]) for k in ("X", "W", "R"))
+    H = attrs.get("hidden_size")
+    direction = attr(attrs, "direction", "forward")
+    layout = attr(attrs, "layout", 0)
     dirs = 2 if direction == "bidirectional" else 1
-    G = GATES[op]
-    H = hidden_size
-    if plain_r(v):
-        R = symmetric_blocks(R, G, H)
+    G = cell.gates
+    if H is None or W.shape[:2] != (dirs, G * H) or R.shape != (dirs, G * H, H):
+        raise Rejected(_w_sentence(v))
+    if plain_r(v) and not np.array_equal(R, symmetric_blocks(R, G, H)):
+        raise Undefined(f"{v.op}-{v.since_version}'s equations write Ht-1*Ri where later versions write "
+                        "Ht-1*(Ri^T): the two readings differ for an R whose gate blocks are not symmetric")
+    names = list(attr(attrs, "activations", None) or cell.activations * dirs)
+    alpha, beta = attrs.get("activation_alpha"), attrs.get("activation_beta")
+    if (alpha and 0 < sum(n in TAKES_ALPHA for n in names) < len(names)) or \
+            (beta and 0 < sum(n in TAKES_BETA for n in names) < len(names)):
+        raise Undefined("alpha/beta are 'consumed in the order of activation functions': whether an activation "
+                        "that takes none consumes one is not said")
+    B, P = inputs.get("B"), inputs.get("P")
+    initial_h, initial_c, lens_in = inputs.get("initial_h"), inputs.get("initial_c"), inputs.get("sequence_lens")
     with mpmath.workprec(PREC):
         x = _mp(X)
         if layout:
@@ -125,8 +175,7 @@ def recurrent(op: str, v, t, X, W, R, B=None, sequence_lens=None, initial_h=None
         zero = np.full((dirs, N, H), mpmath.mpf(0), dtype=object)
         h0 = zero if initial_h is None else _mp(initial_h).transpose(1, 0, 2) if layout else _mp(initial_h)
         c0 = zero if initial_c is None else _mp(initial_c).transpose(1, 0, 2) if layout else _mp(initial_c)
-        lens = [S] * N if sequence_lens is None else [int(e) for e in np.asarray(sequence_lens)]
-        names = list(activations) if activations else DEFAULT_ACTIVATIONS[op] * dirs
+        lens = [S] * N if lens_in is None else [int(e) for e in np.asarray(lens_in)]
         al = list(alpha or [])[::-1]
         be = list(beta or [])[::-1]
         fns = []
@@ -134,7 +183,8 @@ def recurrent(op: str, v, t, X, W, R, B=None, sequence_lens=None, initial_h=None
             a_ = f32(al.pop()) if name in TAKES_ALPHA and al else None
             b_ = f32(be.pop()) if name in TAKES_BETA and be else None
             fns.append(activation(name, a_, b_))
-        per = len(DEFAULT_ACTIVATIONS[op])
+        per = len(cell.activations)
+        clip = attrs.get("clip")
         cl = f32(clip) if clip is not None else None
 
         def act(fn, z):
@@ -153,79 +203,58 @@ def recurrent(op: str, v, t, X, W, R, B=None, sequence_lens=None, initial_h=None
                 h = list(h0[d, n])
                 c = list(c0[d, n])
                 order = range(lens[n] - 1, -1, -1) if reverse else range(lens[n])
-                for k, s in enumerate(order):
-                    xs = x[s, n]
-
-                    hn, cn = [None] * H, [None] * H
-                    if op == "RNN":
-                        for j in range(H):
-                            terms = [xs[i] * w[d, j, i] for i in range(I)] + [h[i] * r[d, j, i] for i in range(H)] \
-                                + [b[d, j], b[d, H + j]]
-                            step_mag[k] = max(step_mag[k], sum(abs(e) for e in terms))
-                            hn[j] = act(f[0], sum(terms))
-                    elif op == "GRU":
-                        def lin(g, j, hv):
-                            xw = [xs[i] * w[d, g * H + j, i] for i in range(I)]
-                            hr = [hv[i] * r[d, g * H + j, i] for i in range(H)]
-                            return xw, hr, b[d, g * H + j], b[d, (G + g) * H + j]
-
-                        z = [None] * H
-                        rr = [None] * H
-                        for j in range(H):
-                            xw, hr, wb, rb = lin(0, j, h)
-                            step_mag[k] = max(step_mag[k], sum(abs(e) for e in xw + hr + [wb, rb]))
-                            z[j] = act(f[0], sum(xw) + sum(hr) + wb + rb)
-                            xw, hr, wb, rb = lin(1, j, h)
-                            step_mag[k] = max(step_mag[k], sum(abs(e) for e in xw + hr + [wb, rb]))
-                            rr[j] = act(f[0], sum(xw) + sum(hr) + wb + rb)
-                        rh = [rr[i] * h[i] for i in range(H)]
-                        for j in range(H):
-                            if linear_before_reset:
-                                xw, hr, wb, rb = lin(2, j, h)
-                                terms = xw + [rr[j] * e for e in hr] + [rr[j] * rb, wb]
-                                pre_ = sum(xw) + rr[j] * (sum(hr) + rb) + wb
-                            else:
-                                xw, hr, wb, rb = lin(2, j, rh)
-                                terms = xw + hr + [wb, rb]
-                                pre_ = sum(terms)
-                            step_mag[k] = max(step_mag[k], sum(abs(e) for e in terms))
-                            hh = act(f[1], pre_)
-                            hn[j] = (1 - z[j]) * hh + z[j] * h[j]
-                    else:  # LSTM, gates i, o, f, c; peepholes P[iof]
-                        def gate(g, j, peep):
-                            terms = [xs[i] * w[d, g * H + j, i] for i in range(I)] \
-                                + [h[i] * r[d, g * H + j, i] for i in range(H)] \
-                                + [b[d, g * H + j], b[d, (G + g) * H + j]] + ([peep] if peep is not None else [])
-                            step_mag[k] = max(step_mag[k], sum(abs(e) for e in terms))
-                            return sum(terms)
-
-                        for j in range(H):
-                            i_ = act(f[0], gate(0, j, p[d, j] * c[j]))
-                            if input_forget:
-                                f_ = 1 - i_
-                            else:
-                                f_ = act(f[0], gate(2, j, p[d, 2 * H + j] * c[j]))
-                            g_ = act(f[1], gate(3, j, None))
-                            cn[j] = f_ * c[j] + i_ * g_
-                            o_ = act(f[0], gate(1, j, p[d, H + j] * cn[j]))
-                            if cl is not None and abs(cn[j]) > cl:
-                                raise ValueError("the cell state passes clip: pick a larger clip (the docs do "
-                                                 "not say whether Ct itself is clipped)")
-                            hn[j] = o_ * act(f[2], cn[j])
-                        c = cn
-                    h = hn
-                    Y[s, d, n] = h
+                for k, t_ in enumerate(order):
+                    s = Step((w, r, b, p), d, (G, H, I), x[t_, n], h, c, act, f, attrs, cl, step_mag, k)
+                    h, c_new = cell.step(s)
+                    c = c_new if c_new is not None else c
+                    Y[t_, d, n] = h
                 Yh[d, n] = h
                 Yc[d, n] = c
-        out_type = t.dtype
+        out_type = type_of(X)
         outs = {"Y": Y, "Y_h": Yh, "Y_c": Yc}
         if layout:
             outs = {"Y": Y.transpose(2, 0, 1, 3), "Y_h": Yh.transpose(1, 0, 2), "Y_c": Yc.transpose(1, 0, 2)}
-        if "Y" in want and any(L < S for L in lens):
-            raise ValueError("Y past a sequence's length is undefined: do not ask for Y")
-        formal = ["Y", "Y_h"] + (["Y_c"] if op == "LSTM" else [])
-        outputs = {k_: (_round(outs[k_], out_type) if k_ in want else None) for k_ in formal}
-    attrs = {"hidden_size": H}
+        formal = ["Y", "Y_h"] + (["Y_c"] if cell.cell_state else [])
+        result = {k_: _round(outs[k_], out_type) for k_ in formal}
+    if any(L < S for L in lens):
+        result["Y"] = Undefined("the docs do not say what Y holds past a sequence's length")
+    _Side.key, _Side.magnitude = _key(v, attrs, inputs), (step_mag, S, I, H, per)
+    return result
+
+
+def _key(v, attrs: dict, inputs: dict) -> tuple:
+    return (v.op, v.since_version, repr(sorted(attrs.items())),
+            tuple((k, None if x is None else (np.asarray(x).dtype.str, np.shape(x), np.asarray(x).tobytes()))
+                  for k, x in inputs.items()))
+
+
+def tolerance(cell: Cell, v, attrs: dict, inputs: dict) -> dict:
+    """accumulation(type, steps * (input_size + hidden_size + 3), the sum over steps of each step's largest
+    pre-activation magnitude + 1, after = the activations one step chains)."""
+    if _Side.key != _key(v, attrs, inputs):
+        recurrence(cell, v, attrs, inputs)
+    step_mag, S, I, H, per = _Side.magnitude
+    out_type = type_of(np.asarray(inputs["X"]))
+    after = per * (budget("composite", out_type) or {"ulp": 0})["ulp"]
+    return accumulation(out_type, S * (I + H + 3), float(sum(step_mag)) + 1.0, after=after)
+
+
+def recurrent(operator, cell: Cell, v, t, X, W, R, B=None, sequence_lens=None, initial_h=None, initial_c=None,
+              P=None, *, hidden_size: int, direction: str | None = None, layout: int | None = None,
+              activations=None, alpha=None, beta=None, clip=None, linear_before_reset=None,
+              input_forget=None, want=("Y", "Y_h", "Y_c")):
+    """The Case for one recurrent node; `want` names the outputs asked for (others left out)."""
+    op = operator.name
+    if layout and not v.has_attribute("layout"):
+        return NotApplicable(f"{op}-{v.since_version} has no layout attribute (batch-major shapes are version 14's)")
+    if linear_before_reset and not v.has_attribute("linear_before_reset"):
+        return NotApplicable(f"{op}-{v.since_version} has no linear_before_reset (GRU-3's)")
+    if not v.schema.outputs[1].option.name == "Optional" and "Y_h" not in want:
+        return NotApplicable(f"{op}-{v.since_version}'s output Y_h is required ('Y_h' is Single in version "
+                             f"{v.since_version})")
+    if plain_r(v):
+        R = symmetric_blocks(R, cell.gates, hidden_size)
+    attrs = {"hidden_size": hidden_size}
     for k_, val in (("direction", direction), ("layout", layout), ("activations", activations),
                     ("activation_alpha", alpha), ("activation_beta", beta), ("clip", clip),
                     ("linear_before_reset", linear_before_reset), ("input_forget", input_forget)):
@@ -234,13 +263,12 @@ def recurrent(op: str, v, t, X, W, R, B=None, sequence_lens=None, initial_h=None
     inputs = {"X": X, "W": W, "R": R, "B": B,
               "sequence_lens": None if sequence_lens is None else np.asarray(sequence_lens, np.int32),
               "initial_h": initial_h}
-    if op == "LSTM":
+    if cell.cell_state:
         inputs.update(initial_c=initial_c, P=P)
-    steps = len(DEFAULT_ACTIVATIONS[op])
-    after = steps * (budget("composite", out_type) or {"ulp": 0})["ulp"]
-    mag = float(sum(step_mag)) + 1.0
-    tol = accumulation(out_type, S * (I + H + 3), mag, after=after)
-    return Case(inputs, outputs, attrs, tolerance=tol)
+    formal = ["Y", "Y_h"] + (["Y_c"] if cell.cell_state else [])
+    case = operator.expect(v, inputs, attrs, outputs=[k_ if k_ in want else None for k_ in formal])
+    case.tolerance = tolerance(cell, v, attrs, inputs)
+    return case
 
 
 def ones(t, shape, scale) -> np.ndarray:
@@ -275,17 +303,13 @@ def attribute_types(t):
     return None
 
 
-def register(operator, op: str) -> None:
-    """The examples shared by the three operators: onnx's documented ones and the attribute and edge cases."""
-    G = GATES[op]
+def register(operator, cell: Cell, *, hidden: dict[str, int], batch_scale: float, doc_want: tuple) -> None:
+    """The examples shared by the three operators: onnx's documented ones (with each operator's documented
+    hidden sizes, batchwise weight scale and outputs asked for) and the attribute and edge cases."""
+    G = cell.gates
     DOC_X2 = [[[1.0, 2.0]], [[3.0, 4.0]], [[5.0, 6.0]]]
-    run = lambda v, t, *a, **k: recurrent(op, v, t, *a, **k)
-    hs = {"RNN": dict(defaults=4, bias=5, batch=4, rev=4, bi=4, seq=5),
-          "GRU": dict(defaults=5, bias=3, batch=6, rev=5, bi=5, seq=5),
-          "LSTM": dict(defaults=3, bias=4, batch=7, rev=3, bi=3, seq=5)}[op]
-    batch_scale = {"RNN": 0.5, "GRU": 0.2, "LSTM": 0.3}[op]
-    doc_want = {"RNN": ("Y_h",), "GRU": ("Y", "Y_h"), "LSTM": ("Y_h", "Y_c")}[op]
-
+    run = lambda v, t, *a, **k: recurrent(operator, cell, v, t, *a, **k)
+    hs = hidden
     @operator.example(name="defaults")
     def defaults(v, t, rng):
         H, I = hs["defaults"], 2
@@ -332,8 +356,8 @@ def register(operator, op: str) -> None:
         R = small(t, (dirs, G * H, H), rng, 0.5)
         B = small(t, (dirs, 2 * G * H), rng, 0.5)
         h0 = small(t, (N, dirs, H) if layout else (dirs, N, H), rng, 0.5)
-        c0 = small(t, (N, dirs, H) if layout else (dirs, N, H), rng, 0.5) if op == "LSTM" else None
-        P = small(t, (dirs, 3 * H), rng, 0.5) if op == "LSTM" else None
+        c0 = small(t, (N, dirs, H) if layout else (dirs, N, H), rng, 0.5) if cell.cell_state else None
+        P = small(t, (dirs, 3 * H), rng, 0.5) if cell.cell_state else None
         return X, W, R, B, h0, c0, P
 
     all_out = ("Y", "Y_h", "Y_c")
@@ -377,7 +401,7 @@ def register(operator, op: str) -> None:
         X, W, R, B, h0, c0, P = full_inputs(t, rng, 1, 2, 3, 2, 3)
         return run(v, t, X, W, R, B, hidden_size=3, want=("Y",))
 
-    n_act = len(DEFAULT_ACTIVATIONS[op])
+    n_act = len(cell.activations)
     families = {
         "activations_alpha_beta": (["HardSigmoid", "ScaledTanh", "Affine"], [0.3, 1.5, 0.75], [0.4, 0.8, -0.25]),
         "activations_alpha": (["LeakyRelu", "Elu", "ThresholdedRelu"], [0.05, 0.7, 0.125], None),
@@ -418,54 +442,20 @@ def register(operator, op: str) -> None:
         W = small(t, (1, G * 4, I), rng)
         R = small(t, (1, G * H, H), rng)
         out = {"Y": Declared(t.dtype, (3, 1, 1, H)), "Y_h": Declared(t.dtype, (1, 1, H))}
-        if op == "LSTM":
+        if cell.cell_state:
             out["Y_c"] = None
-        return Case({"X": X, "W": W, "R": R}, out, {"hidden_size": H}, error=_w_sentence(v, op))
+        return operator.reject(v, {"X": X, "W": W, "R": R}, {"hidden_size": H}, out)
 
 
-def _w_sentence(v, op) -> str:
+def _w_sentence(v) -> str:
     w = next(i for i in v.schema.inputs if i.name == "W")
     text = " ".join(w.description.split())
     return f"W: {text}"
 
 
-def register_gru_extras(operator) -> None:
-    @operator.example(name="linear_before_reset")
-    def linear_before_reset(v, t, rng):
-        """ht = g(Xt*(Wh^T) + (rt (.) (Ht-1*(Rh^T) + Rbh)) + Wbh): the reset gate after the linear map."""
-        H, I, N, S = 3, 2, 2, 3
-        X = small(t, (S, N, I), rng, 1.0)
-        return recurrent("GRU", v, t, X, small(t, (2, 3 * H, I), rng), small(t, (2, 3 * H, H), rng),
-                         small(t, (2, 6 * H), rng), None, small(t, (2, N, H), rng), hidden_size=H,
-                         direction="bidirectional", linear_before_reset=1, want=("Y", "Y_h"))
-
-
-def register_lstm_extras(operator) -> None:
-    @operator.example(name="with_peepholes")
-    def with_peepholes(v, t, rng):
-        H, I = 3, 4
-        X = cast([[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]]], t)
-        N = X.shape[1]
-        return recurrent("LSTM", v, t, X, ones(t, (1, 4 * H, I), 0.1), ones(t, (1, 4 * H, H), 0.1),
-                         np.zeros((1, 8 * H), t.np()), np.repeat(X.shape[0], N).astype(np.int32),
-                         np.zeros((1, N, H), t.np()), np.zeros((1, N, H), t.np()), ones(t, (1, 3 * H), 0.1),
-                         hidden_size=H, want=("Y_h",))
-
-    @operator.example(name="input_forget")
-    def input_forget(v, t, rng):
-        """'Couple the input and forget gates if 1': ft = 1 - it (the forget gate's own weights unused)."""
-        na = attribute_types(t)
-        if na:
-            return na
-        H, I, N, S = 3, 2, 2, 3
-        return recurrent("LSTM", v, t, small(t, (S, N, I), rng, 1.0), small(t, (1, 4 * H, I), rng),
-                         small(t, (1, 4 * H, H), rng), small(t, (1, 8 * H), rng), None,
-                         small(t, (1, N, H), rng), small(t, (1, N, H), rng), small(t, (1, 3 * H), rng),
-                         hidden_size=H, input_forget=1, want=("Y", "Y_h", "Y_c"))
-
-
-def reference_reasons(operator, op: str) -> None:
+def reference_reasons(operator) -> None:
     """Where onnx's ReferenceEvaluator (1.23) differs, and why ours stands."""
+    op = operator.name
     operator.reference_differs(rf"No implementation for operator '{op}' domain '' and version [1-6]\b",
                                f"the evaluator implements {op} from version 7 only")
     operator.reference_differs(r"^(sequence_lens_shorter|reverse_sequence_lens_layout) ",

@@ -14,7 +14,8 @@ inputs) returning the outputs, exact or correctly rounded in the output's type:
   the last) holds the list of its values; an optional input left out is None or absent. Values are
   numpy arrays of the element's type, or the case model's Seq, Opt and Map (generators/case.py).
 - The result: formal output name -> value, every output the function computes (the caller keeps
-  the outputs the node asks for); a variadic output holds the list of its values.
+  the outputs the node asks for); a variadic output holds the list of its values. An output whose
+  value the spec leaves open for these inputs may be an `Undefined` instance, raised only where asked.
 
 It raises `Rejected` (quoting the spec sentence the inputs break: what the expect-error cases
 test), `Undefined` (the spec gives no value for these inputs: an integer overflow, a NaN cast to
@@ -76,8 +77,14 @@ def formal_inputs(schema, named: dict) -> dict:
 
 def named_outputs(schema, computed: dict, names: list) -> dict:
     """The semantics' outputs under the case model's names: `names` are the node's outputs in order
-    (None: an optional output left out), a variadic output's values taking the names left over."""
+    (None: an optional output left out), a variadic output's values taking the names left over. An
+    output the semantics gives as an exception (Undefined: the spec says nothing of it for these
+    inputs) is raised if asked for."""
     out = {}
+    for k, formal in enumerate(schema.outputs):
+        value = computed.get(formal.name)
+        if isinstance(value, Exception) and k < len(names) and names[k] is not None:
+            raise value
     for k, formal in enumerate(schema.outputs):
         if _is_variadic(formal):
             rest = [n for n in names[k:]]
