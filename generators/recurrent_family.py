@@ -37,7 +37,7 @@ import numpy as np
 from onnx_conformance.generators.accuracy import accumulation, budget
 from onnx_conformance.generators.case import Declared, NotApplicable, type_of
 from onnx_conformance.generators.rounding import PREC, round_to
-from onnx_conformance.generators.semantics import Rejected, Undefined, attr
+from onnx_conformance.generators.semantics import Rejected, Undefined, attr, recall, remember
 from onnx_conformance.harness.dtypes import numpy_of
 
 TAKES_ALPHA = {"Affine", "LeakyRelu", "ThresholdedRelu", "ScaledTanh", "HardSigmoid", "Elu"}
@@ -132,14 +132,6 @@ class Cell:
         self.gates, self.activations, self.step, self.cell_state = gates, activations, step, cell_state
 
 
-class _Side:
-    """A recurrence's magnitudes by key: an example's tolerance reads those of the run its expected
-    outputs came from instead of running it again."""
-
-    key = None
-    magnitude = None
-
-
 def recurrence(cell: Cell, v, attrs: dict, inputs: dict) -> dict:
     """Y, Y_h (and Y_c) of one recurrent node, in mpmath at PREC bits, rounded once to X's type.
 
@@ -218,22 +210,16 @@ def recurrence(cell: Cell, v, attrs: dict, inputs: dict) -> dict:
         result = {k_: _round(outs[k_], out_type) for k_ in formal}
     if any(L < S for L in lens):
         result["Y"] = Undefined("the docs do not say what Y holds past a sequence's length")
-    _Side.key, _Side.magnitude = _key(v, attrs, inputs), (step_mag, S, I, H, per)
+    remember(v, attrs, inputs, (step_mag, S, I, H, per))
     return result
-
-
-def _key(v, attrs: dict, inputs: dict) -> tuple:
-    return (v.op, v.since_version, repr(sorted(attrs.items())),
-            tuple((k, None if x is None else (np.asarray(x).dtype.str, np.shape(x), np.asarray(x).tobytes()))
-                  for k, x in inputs.items()))
 
 
 def tolerance(cell: Cell, v, attrs: dict, inputs: dict) -> dict:
     """accumulation(type, steps * (input_size + hidden_size + 3), the sum over steps of each step's largest
     pre-activation magnitude + 1, after = the activations one step chains)."""
-    if _Side.key != _key(v, attrs, inputs):
+    if recall(v, attrs, inputs) is None:
         recurrence(cell, v, attrs, inputs)
-    step_mag, S, I, H, per = _Side.magnitude
+    step_mag, S, I, H, per = recall(v, attrs, inputs)
     out_type = type_of(np.asarray(inputs["X"]))
     after = per * (budget("composite", out_type) or {"ulp": 0})["ulp"]
     return accumulation(out_type, S * (I + H + 3), float(sum(step_mag)) + 1.0, after=after)
