@@ -203,7 +203,8 @@ class Operator:
         self.meaning = fn
         return fn
 
-    def run(self, v: OpVersion, inputs: dict, attrs: dict | None = None, outer: dict | None = None) -> dict:
+    def run(self, v: OpVersion, inputs: dict, attrs: dict | None = None, outer: dict | None = None,
+            nodes_opset: int | None = None) -> dict:
         """The semantics on the case model's inputs (one key per graph value, a variadic parameter's
         values under names of their own), by formal output name. Graph attributes become callables
         that run the graph exactly, reading `outer` (the enclosing graph's values) by name."""
@@ -215,7 +216,7 @@ class Operator:
             from onnx_conformance.generators.exact import bind_graphs
 
             # in the model, the node's inputs are graph values of those names: in scope for its subgraphs
-            attrs = bind_graphs(attrs, v, self.domain, {**plain, **(outer or {})})
+            attrs = bind_graphs(attrs, v, self.domain, {**plain, **(outer or {})}, nodes_opset)
         return self.meaning(v, attrs, formal_inputs(v.schema, plain))
 
     def expect(self, v: OpVersion, inputs: dict, attrs: dict | None = None, *,
@@ -224,7 +225,7 @@ class Operator:
         data. `outputs`: the node's output names in order (None: an optional output left out);
         default, the schema's non-variadic outputs the semantics computed. `fields`: the Case's others
         (tolerance, outer, quality, ...)."""
-        computed = self.run(v, inputs, attrs, fields.get("outer"))
+        computed = self.run(v, inputs, attrs, fields.get("outer"), fields.get("nodes_opset"))
         if outputs is None:
             outputs = [o.name for o in v.schema.outputs if o.name in computed]
         return Case(inputs, named_outputs(v.schema, computed, outputs), dict(attrs or {}), **fields)
@@ -233,7 +234,7 @@ class Operator:
         """An expect-error Case: the semantics must reject these inputs, and the case's reason is the
         sentence it quotes. `declared`: the outputs the graph declares (Declared values)."""
         try:
-            self.run(v, inputs, attrs, fields.get("outer"))
+            self.run(v, inputs, attrs, fields.get("outer"), fields.get("nodes_opset"))
         except Rejected as e:
             return Case(inputs, declared, dict(attrs or {}), error=e.sentence, **fields)
         raise AssertionError(f"{self.name}-{v.since_version}: the semantics accepts a rejection example's inputs")
