@@ -5,10 +5,21 @@ import onnx.defs
 from onnx import helper, numpy_helper
 
 from onnx_conformance.generators import subgraph
-from onnx_conformance.generators.case import Case, Operator
+from onnx_conformance.generators.case import Operator
 from onnx_conformance.generators.movement import data
+from onnx_conformance.generators.semantics import Rejected
 
 OPERATOR = Operator("If", primary="V")
+
+
+@OPERATOR.semantics
+def if_(v, attrs, inputs):
+    """The outputs of then_branch when cond is true, else of else_branch; cond holds one element."""
+    cond = np.asarray(inputs["cond"])
+    if cond.size != 1:
+        raise Rejected(" ".join(v.schema.inputs[0].description.split()))
+    branch = attrs["then_branch"] if bool(cond.reshape(-1)[0]) else attrs["else_branch"]
+    return {"outputs": branch()}
 
 
 def branch(name, value, declared, opset, outer):
@@ -36,11 +47,11 @@ def if_case(v, t, cond, then_value, else_value):
     outer = {}
     attrs = {"then_branch": branch("then", then_value, t["V"], v.first_opset, outer),
              "else_branch": branch("else", else_value, t["V"], v.first_opset, outer)}
-    return Case({"cond": np.array(cond)}, {"outputs": then_value if cond else else_value}, attrs, outer=outer)
+    return OPERATOR.expect(v, {"cond": np.array(cond)}, attrs, outputs=["outputs"], outer=outer)
 
 
 @OPERATOR.example(name="if")
-def if_(v, t, rng):
+def if_example(v, t, rng):
     """The documented shape: two branches of five elements each; cond true."""
     return if_case(v, t, True, data(t, (5,), rng), data(t, (5,), rng))
 

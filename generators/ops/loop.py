@@ -5,10 +5,52 @@ import onnx.defs
 from onnx import helper, numpy_helper
 
 from onnx_conformance.generators import subgraph
-from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.case import NotApplicable, Operator
 from onnx_conformance.generators.movement import data
+from onnx_conformance.generators.semantics import Undefined
+from onnx_conformance.harness.dtypes import numpy_of
 
 OPERATOR = Operator("Loop", primary="V")
+
+
+@OPERATOR.semantics
+def loop(v, attrs, inputs):
+    """The spec's pseudo-code: the body runs while i < M (when M is given) and cond holds (when cond is
+    given; the body's condition output is then the next test, and is ignored otherwise), taking
+    (i, cond, carried values) and giving (cond, carried values, scan values); the outputs are the final
+    carried values and each scan value stacked over the iterations."""
+    body = attrs["body"]
+    trip, cond = inputs.get("M"), inputs.get("cond")
+    if trip is None and cond is None:
+        raise Undefined("input (\"\", \"\"): 'for (int i=0; ; ++i)' never ends")
+    carried = list(inputs["v_initial"])
+    n = len(carried)
+    keep_going = True if cond is None else bool(np.asarray(cond).reshape(-1)[0])
+    scans: list[list] | None = None
+    i = 0
+    while (trip is None or i < int(np.asarray(trip).reshape(-1)[0])) and keep_going:
+        out = body(np.array(i, np.int64), np.array(keep_going), *carried)
+        if cond is not None:
+            keep_going = bool(np.asarray(out[0]).reshape(-1)[0])
+        carried = list(out[1:1 + n])
+        if scans is None:
+            scans = [[] for _ in out[1 + n:]]
+        for kept, value in zip(scans, out[1 + n:]):
+            kept.append(value)
+        i += 1
+    if scans is None:  # no iteration: each scan output is empty, shaped by the body's declared output
+        scans = [[] for _ in range(len(body.output_names) - 1 - n)]
+    return {"v_final_and_scan_outputs": carried + [_stacked(body, 1 + n + k, s) for k, s in enumerate(scans)]}
+
+
+def _stacked(body, position: int, values: list):
+    """Scan values of every iteration stacked on a new first axis: 'user_defined_vals[i] = user_defined_val'."""
+    if values:
+        return np.stack([np.asarray(x) for x in values])
+    type_name, shape = body.output_type(position)
+    if shape is None:
+        raise Undefined("a loop of no iteration, and a scan output whose shape the body does not state")
+    return np.empty((0, *shape), numpy_of(type_name))
 
 
 def is_tensor(type_name):
@@ -24,9 +66,6 @@ def loop_case(v, t, rng, trip_count, cond, stop_after=None, outer_scope=False, e
     a0, b0 = data(t, (2, 3), rng), data(t, (2, 3), rng)
     if empty_b and not is_tensor(V):
         b0 = subgraph.empty(V, rng)
-    iterations = trip_count if trip_count is not None else 10**9
-    if stop_after is not None:
-        iterations = min(iterations, stop_after)
     nodes = []
     # Static element shapes let a runtime shape a scan output of zero iterations.
     shape = [2, 3] if is_tensor(V) else None
@@ -34,8 +73,7 @@ def loop_case(v, t, rng, trip_count, cond, stop_after=None, outer_scope=False, e
     body_out = [("cond_out", "bool", []), ("b_in", V, shape), ("a_in", V, shape)]  # crossed: a_out = b_in, b_out = a_in
     inputs = {"M": None if trip_count is None else np.array(trip_count, np.int64),
               "cond": None if cond is None else np.array(cond), "v_initial": a0, "v_initial_1": b0}
-    a, b = (a0, b0) if iterations % 2 == 0 else (b0, a0)
-    outputs = {"v_final": a, "v_final_1": b}
+    outputs = ["v_final", "v_final_1"]
     if stop_after is None:
         nodes.append(helper.make_node("Identity", ["cond_in"], ["cond_out"]))
     else:
@@ -46,7 +84,7 @@ def loop_case(v, t, rng, trip_count, cond, stop_after=None, outer_scope=False, e
                   helper.make_node("Add", ["counter_in", "one"], ["counter_out"]),
                   helper.make_node("Less", ["counter_out", "limit"], ["cond_out"])]
         inputs["v_initial_2"] = np.array(0.0, np.float32)
-        outputs["v_final_2"] = np.array(float(iterations), np.float32)
+        outputs.append("v_final_2")
     if outer_scope and not is_tensor(V):
         why = identity_lacks(V, v)
         if why:
@@ -54,16 +92,13 @@ def loop_case(v, t, rng, trip_count, cond, stop_after=None, outer_scope=False, e
         # a_out reads the enclosing graph's b0 instead of b_in: after one iteration or more, a holds b0.
         body_out[1] = ("a_outer", V)
         nodes.append(helper.make_node("Identity", ["v_initial_1"], ["a_outer"]))
-        outputs["v_final"] = b0
-        outputs["v_final_1"] = a0 if iterations == 1 else b0
     if is_tensor(V):
         source = "v_initial_1" if outer_scope else "a_in"
         nodes.append(helper.make_node("Identity", [source], ["a_scan"]))
         body_out.append(("a_scan", V, shape))
-        per_iteration = [b0 if outer_scope else (a0 if i % 2 == 0 else b0) for i in range(iterations)]
-        outputs["scan_output"] = np.stack(per_iteration) if per_iteration else np.empty((0, 2, 3), a0.dtype)
+        outputs.append("scan_output")
     body = subgraph.graph("body", nodes, body_in, body_out)
-    return Case(inputs, outputs, {"body": body})
+    return OPERATOR.expect(v, inputs, {"body": body}, outputs=outputs)
 
 
 def identity_lacks(type_name, v):
