@@ -2,7 +2,8 @@
 
 An operator module supplies the exact value of one element (`fn(a, x, ...)`: `a` the node's
 attributes as the exact float32 values a runtime sees, `x` a Fraction, or a float for NaN and the
-infinities) and its tolerance; this module spreads its examples over every allowed type.
+infinities) and its tolerance; this module registers the operator's semantics from it (`Activation.semantics`)
+and spreads its examples, data fed through that semantics, over every allowed type.
 """
 
 from __future__ import annotations
@@ -14,12 +15,15 @@ from fractions import Fraction
 import ml_dtypes
 import mpmath
 import numpy as np
+import onnx
 
 from onnx_conformance.generators import values
 from onnx_conformance.generators.accuracy import budget
-from onnx_conformance.generators.case import Case, Operator
+from onnx_conformance.generators.case import Operator
 from onnx_conformance.generators.rounding import PREC, exact, round_to
-from onnx_conformance.harness.dtypes import numpy_of
+from onnx_conformance.generators.semantics import Undefined
+from onnx_conformance.generators.spec import OpVersion
+from onnx_conformance.harness.dtypes import name_of_numpy, numpy_of
 
 IEEE = ("float16", "bfloat16", "float", "double")
 NAN, INF = math.nan, math.inf
@@ -62,11 +66,16 @@ def unary(finite: Callable, nan=NAN, inf=UNDEFINED, ninf=UNDEFINED) -> Callable:
     return fn
 
 
-def _rounded(r, type_name: str):
-    """One exact (or mpmath) result rounded once to the type."""
+def _rounded(r, type_name: str, elems: tuple):
+    """One exact (or mpmath) result rounded once to the type; Undefined where the formula gives none."""
     if r is UNDEFINED:
-        raise ValueError("an undefined result reached the oracle")
+        raise Undefined(f"the formula gives no value at {_shown(elems)}")
     return round_to(r, type_name)
+
+
+def _shown(elems: tuple) -> str:
+    """Elements for a message: integers as they are, other values as floats."""
+    return ", ".join(str(e) if isinstance(e, Fraction) and e.denominator == 1 else str(float(e)) for e in elems)
 
 
 def element(x) -> Fraction | float:
@@ -77,7 +86,8 @@ def element(x) -> Fraction | float:
 
 
 def apply(fn: Callable, a: dict, type_name: str, *arrays: np.ndarray) -> np.ndarray:
-    """fn(a, *elements) over the broadcast arrays, each result rounded once to `type_name`."""
+    """fn(a, *elements) over the broadcast arrays, each result rounded once to `type_name`; Undefined
+    where an element has no value (the formula gives none; an integer result overflows or is no integer)."""
     arrays = np.broadcast_arrays(*[np.asarray(x) for x in arrays])
     shape = arrays[0].shape
     flat = [[element(e) for e in arr.reshape(-1).tolist()] for arr in arrays]
@@ -87,13 +97,14 @@ def apply(fn: Callable, a: dict, type_name: str, *arrays: np.ndarray) -> np.ndar
             r = fn(a, *elems)
             if values.is_int(type_name):
                 if r is UNDEFINED or not isinstance(r, Fraction) or r.denominator != 1:
-                    raise ValueError(f"{type_name}: result {r} is not an integer")
+                    raise Undefined(f"the result at {_shown(elems)} is not an integer: the spec gives no "
+                                    f"rounding to {type_name}")
                 lo, hi = values.int_range(type_name)
                 if not lo <= r <= hi:
-                    raise ValueError(f"{type_name}: result {r} overflows")
+                    raise Undefined(f"the result {r} at {_shown(elems)} overflows {type_name}: the spec gives no value")
                 out.append(int(r))
             else:
-                out.append(_rounded(r, type_name))
+                out.append(_rounded(r, type_name, elems))
     return np.array(out, dtype=numpy_of(type_name)).reshape(shape)
 
 
@@ -113,29 +124,58 @@ def edges(type_name: str) -> list:
     return out
 
 
+# How a version spreads an operator's other inputs over X (PRelu's slope): the arrays to broadcast
+# against X, or Rejected / Undefined quoting the rule they break.
+Spread = Callable[[OpVersion, np.ndarray, list], list]
+# A rule on the node's attributes (exact values, as `fn` gets them), raising Rejected where one breaks it.
+AttributeRule = Callable[[OpVersion, dict], None]
+
+
+def no_other_inputs(v: OpVersion, x: np.ndarray, others: list) -> list:
+    """The default: an operator with no other input has nothing to spread."""
+    return others
+
+
 class Activation:
-    """An elementwise activation: its per-element exact value, its tolerance, its formal names."""
+    """An elementwise activation: its per-element exact value, its tolerance, its formal names.
+
+    The family registers the operator's semantics from `fn`; `spread` (the operator's broadcasting
+    of its other inputs) and `check` (its rules on attributes) are what an operator adds to it.
+    """
 
     def __init__(self, op: Operator, fn: Callable, tolerance: Callable[[str], dict | None] = exact_tolerance,
-                 x: str = "X", y: str = "Y"):
+                 x: str = "X", y: str = "Y", *, spread: Spread = no_other_inputs, check: AttributeRule | None = None):
         self.op, self.fn, self.tolerance, self.x, self.y = op, fn, tolerance, x, y
+        self.spread, self.check = spread, check
+        op.semantics(self.semantics)
 
     def attributes(self, v, attrs: dict | None) -> dict:
-        """Every float attribute of the version, the node's or the schema's default, as exact float32 values."""
+        """Every float and string attribute of the version, the node's or the schema's default; the float
+        ones as exact float32 values (other attributes, such as the legacy consumed_inputs, as given)."""
         out = {}
         for name, schema_attr in v.schema.attributes.items():
             if name in (attrs or {}):
-                out[name] = attrs[name] if isinstance(attrs[name], str) else attr32(attrs[name])
+                given = attrs[name]
+                out[name] = attr32(given) if schema_attr.type == onnx.defs.OpSchema.AttrType.FLOAT else given
             elif schema_attr.default_value.type == 1:  # AttributeProto.FLOAT
                 out[name] = attr32(schema_attr.default_value.f)
             elif schema_attr.default_value.type == 3:  # AttributeProto.STRING
                 out[name] = schema_attr.default_value.s.decode()
         return out
 
-    def case(self, v, t, x: np.ndarray, attrs: dict | None = None, **others) -> Case:
+    def semantics(self, v: OpVersion, attrs: dict, inputs: dict) -> dict:
+        """y = fn(attributes, x, others...) elementwise, each element's exact value rounded once to T;
+        the output has X's shape."""
+        x = np.asarray(inputs[self.x])
+        others = [np.asarray(inputs[i.name]) for i in v.schema.inputs[1:] if inputs.get(i.name) is not None]
         a = self.attributes(v, attrs)
-        y = apply(self.fn, a, t.dtype, x, *others.values())
-        return Case({self.x: x, **others}, {self.y: y}, dict(attrs or {}), tolerance=self.tolerance(t.dtype))
+        if self.check is not None:
+            self.check(v, a)
+        return {self.y: apply(self.fn, a, name_of_numpy(x.dtype), x, *self.spread(v, x, others))}
+
+    def case(self, v, t, x: np.ndarray, attrs: dict | None = None, **others):
+        """The Case for x (and the other inputs by formal name), its output the semantics'."""
+        return self.op.expect(v, {self.x: x, **others}, dict(attrs or {}), tolerance=self.tolerance(t.dtype))
 
     def defined(self, v, t, x: list, attrs: dict | None = None) -> list:
         """The values of x for which the formula gives a result (and, for integers, no overflow)."""

@@ -2,8 +2,9 @@
 
 Before version 13 the input 'will be coerced into a 2-dimensional tensor with dimensions
 [a_0 * ... * a_{k-1}, a_k * ... * a_{n-1}]' and the function runs over each row of it; from 13
-it runs along the one dimension `axis`. Default axis: 1 before 13, -1 from 13. The oracles
-work in mpmath at PREC bits from the inputs' exact values and round once.
+it runs along the one dimension `axis`. Default axis: 1 before 13, -1 from 13. The family
+registers each operator's semantics from its row function (`SoftmaxOp.along_rows`), working in mpmath
+at PREC bits from the inputs' exact values and rounding once; the examples are data fed through it.
 """
 
 from __future__ import annotations
@@ -16,15 +17,20 @@ import numpy as np
 
 from onnx_conformance.generators import values
 from onnx_conformance.generators.accuracy import budget
-from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.case import NotApplicable, Operator
 from onnx_conformance.generators.rounding import PREC, round_to
-from onnx_conformance.harness.dtypes import numpy_of
+from onnx_conformance.generators.semantics import Rejected, Undefined, attr
+from onnx_conformance.harness.dtypes import name_of_numpy, numpy_of
 
 # A row function: the row's exact values (mpf) -> the result row (mpf or int), same length.
 Row = Callable[[list], list]
 
 
 def softmax_row(xs: list) -> list:
+    """exp(x) / sum(exp(x)) over the row (computed as exp(x - max), the same value)."""
+    if any(mpmath.isnan(x) for x in xs):
+        return [mpmath.nan] * len(xs)  # exp(NaN) is NaN, and so is the sum every element divides by
+    _no_infinite_ratio(xs, "Softmax")
     m = max(xs)
     e = [mpmath.exp(x - m) for x in xs]
     s = mpmath.fsum(e)
@@ -32,13 +38,26 @@ def softmax_row(xs: list) -> list:
 
 
 def log_softmax_row(xs: list) -> list:
+    """log(exp(x) / sum(exp(x))) over the row, as (x - max) - log(sum(exp(x - max)))."""
+    if any(mpmath.isnan(x) for x in xs):
+        return [mpmath.nan] * len(xs)
+    _no_infinite_ratio(xs, "LogSoftmax")
     m = max(xs)
     log_s = mpmath.log(mpmath.fsum(mpmath.exp(x - m) for x in xs))
     return [(x - m) - log_s for x in xs]
 
 
+def _no_infinite_ratio(xs: list, name: str) -> None:
+    """A row holding +inf (exp gives inf / inf) or only -inf (0 / 0): the formula gives no value."""
+    if any(mpmath.isinf(x) and x > 0 for x in xs) or all(mpmath.isinf(x) for x in xs):
+        raise Undefined(f"{name} of a row holding +inf, or only -inf, is inf / inf or 0 / 0: "
+                        "the formula gives no value")
+
+
 def hardmax_row(xs: list) -> list:
     """'1 if the element is the first maximum value along the specified axis, 0 otherwise'."""
+    if any(mpmath.isnan(x) for x in xs):
+        raise Undefined("Hardmax of a row holding NaN: NaN is not ordered, so the row has no first maximum")
     first = xs.index(max(xs))
     return [int(i == first) for i in range(len(xs))]
 
@@ -47,18 +66,39 @@ def default_axis(v) -> int:
     return -1 if v.since_version >= 13 else 1
 
 
+def axis_of(v, axis: int, rank: int) -> int:
+    """The axis in [0, rank]. From version 11: 'Negative value means counting dimensions from the back.
+    Accepted range is [-r, r-1] where r = rank(input).' Before, the axis k of the coercion to
+    [a_0 * ... * a_{k-1}, a_k * ... * a_{n-1}], which has no negative value (k = r: rows of one)."""
+    if v.since_version >= 11:
+        if not -rank <= axis < rank:
+            raise Rejected(_accepted_range(v))
+        return axis % rank
+    if not 0 <= axis <= rank:
+        raise Undefined(f"{v.op}-{v.since_version}'s axis k coerces the input to [a_0 * ... * a_{{k-1}}, "
+                        f"a_k * ... * a_{{n-1}}]: k = {axis} names no such split of rank {rank} "
+                        "(negative values come in version 11)")
+    return axis
+
+
+def _accepted_range(v) -> str:
+    """The axis attribute's sentence stating its range."""
+    description = " ".join(v.schema.attributes["axis"].description.split())
+    return next(s for s in description.split(". ") if s.startswith("Accepted range")).rstrip(".") + "."
+
+
 def along(v, x: np.ndarray, axis: int, row: Row, type_name: str) -> np.ndarray:
     """row applied the way version v reads `axis`, rounded once to type_name."""
-    axis = axis % x.ndim
+    axis = axis_of(v, axis, x.ndim)
     if v.since_version < 13:
         lead = int(np.prod(x.shape[:axis], dtype=np.int64))
-        work = x.reshape(lead, -1)
+        work = x.reshape(lead, int(np.prod(x.shape[axis:], dtype=np.int64)))
     else:
         work = np.moveaxis(x, axis, -1)
         work = work.reshape(-1, work.shape[-1]) if work.size else work.reshape(0, x.shape[axis])
     out = np.empty(work.shape, dtype=numpy_of(type_name))
     with mpmath.workprec(PREC):
-        for i in range(work.shape[0]):
+        for i in range(work.shape[0] if work.size else 0):  # an empty tensor has no row to compute
             r = row([mpmath.mpf(float(e)) for e in work[i]])
             out[i] = [round_to(e, type_name) for e in r]
     if v.since_version < 13:
@@ -74,19 +114,25 @@ class SoftmaxOp(Operator):
         super().__init__(name)
         self.row = row
         self.tolerance = tolerance
+        self.semantics(self.along_rows)
         for pattern, reason in REFERENCE_DIFFERS:
             self.reference_differs(pattern, reason)
         for example, fn in EXAMPLES.items():
             self.example(lambda v, t, rng, fn=fn: fn(self, v, t, rng), name=example)
+
+    def along_rows(self, v, attrs: dict, inputs: dict) -> dict:
+        """The row function over each row the version's axis defines (default: 1 before 13, -1 from 13)."""
+        x = np.asarray(inputs["input"])
+        axis = attr(attrs, "axis", default_axis(v))
+        return {"output": along(v, x, axis, self.row, name_of_numpy(x.dtype))}
 
     def make(self, v, t, x, axis: int | None):
         use = default_axis(v) if axis is None else axis
         if use < 0 and v.since_version < 11:
             return NotApplicable(f"{self.name}-{v.since_version}'s axis has no negative values "
                                  "('Negative value means counting dimensions from the back' is version 11's)")
-        y = along(v, x, use, self.row, t.dtype)
         attrs = {} if axis is None else {"axis": axis}
-        return Case({"input": x}, {"output": y}, attrs, tolerance=self.tolerance(t.dtype))
+        return self.expect(v, {"input": x}, attrs, tolerance=self.tolerance(t.dtype))
 
 
 def random_345(t, rng):

@@ -2,8 +2,9 @@
 
 An operator module states only what makes the operator itself: its rule on one element (an
 exact rule, or an mpmath function through `correctly_rounded`), its accuracy budget key, its
-documented data and its special values. Each element's result is computed from the input
-array's actual value (converted exactly) and rounded once to the output type.
+documented data and its special values. The family turns the rule into the operator's semantics
+(`Unary.semantics`): each element's result is computed from the input array's actual value
+(converted exactly) and rounded once to the output type; the examples are data fed through it.
 """
 
 from __future__ import annotations
@@ -15,12 +16,13 @@ import ml_dtypes
 import mpmath
 import numpy as np
 
-from onnx_conformance.generators import values
+from onnx_conformance.generators import spec, values
 from onnx_conformance.generators.accuracy import EPSILON, budget
-from onnx_conformance.generators.case import Case, NotApplicable, Operator, Types
+from onnx_conformance.generators.case import NotApplicable, Operator, Types
 from onnx_conformance.generators.rounding import PREC, exact, round_to
+from onnx_conformance.generators.semantics import Undefined
 from onnx_conformance.generators.spec import OpVersion
-from onnx_conformance.harness.dtypes import numpy_of
+from onnx_conformance.harness.dtypes import name_of_numpy, numpy_of
 
 UNDEFINED = object()  # an element whose result the spec leaves undefined: never emitted
 
@@ -170,33 +172,62 @@ def uniform(lo: float, hi: float):
 
 
 class Unary:
-    """One elementwise operator: its rule on one element, how its results are graded, its examples."""
+    """One elementwise operator: its rule on one element, how its results are graded, its examples.
 
-    def __init__(self, operator: Operator, rule: Rule, budget_key: str | None = None,
-                 out_param: str | None = None, undefined: str = ""):
+    `rule` is one element's exact result (UNDEFINED where the spec gives none); with
+    `of_attributes`, `rule(v, attrs)` gives the element rule that the node's attributes make.
+    The family registers the operator's semantics from it.
+    """
+
+    def __init__(self, operator: Operator, rule, budget_key: str | None = None,
+                 out_param: str | None = None, undefined: str = "", *, of_attributes: bool = False):
         self.operator = operator
-        self.rule = rule
+        self.rule_for: Callable[[OpVersion, dict], Rule] = rule if of_attributes else (lambda v, attrs: rule)
         self.budget_key = budget_key  # None: an exact operation, graded exactly
         self.out_param = out_param  # the output's type parameter where it differs from the input's
         self.undefined = undefined  # the spec's reason an example's element has no defined result
+        operator.semantics(self.semantics)
 
     def out_type(self, t: Types) -> str:
         return t[self.out_param] if self.out_param else t.dtype
 
-    def result(self, x, out_type: str):
-        """One element's expected output in out_type, or UNDEFINED."""
-        r = self.rule(x)
+    def semantics(self, v: OpVersion, attrs: dict, inputs: dict) -> dict:
+        """The rule the attributes make, on every element, each result rounded once to the output
+        type (the output has the input's shape); no value where any element's result has none."""
+        x = np.asarray(inputs[v.schema.inputs[0].name])
+        in_type = name_of_numpy(x.dtype)
+        out_type = output_type(v, in_type)
+        rule = self.rule_for(v, attrs)
+        ys = [self.result(rule, e, out_type) for e in elements(x, in_type)]
+        return {v.schema.outputs[0].name: np.array(ys, dtype=numpy_of(out_type)).reshape(x.shape)}
+
+    def result(self, rule: Rule, x, out_type: str):
+        """One element's result in out_type; Undefined where the spec gives it no value."""
+        r = rule(x)
         if r is UNDEFINED:
-            return UNDEFINED
+            raise Undefined(self.undefined or f"{self.operator.name} has no defined result at {x}")
         if out_type == "bool":
             return bool(r)
         if values.is_int(out_type):
             q = exact(r)
             lo, hi = values.int_range(out_type)
             if isinstance(q, float) or q.denominator != 1 or not lo <= q <= hi:
-                return UNDEFINED  # not an integer, or it overflows: the spec gives no value
+                raise Undefined(self.undefined or f"{self.operator.name}({x}) = {r} is not a value of {out_type}: "
+                                                  "an integer result that overflows (or is no integer) has no value")
             return int(q)
         return round_to(r, out_type)
+
+    def defined(self, v: OpVersion, t: Types, x: np.ndarray, attrs: dict | None) -> list[int]:
+        """The flat positions of x whose element has a defined result (the rule picks them)."""
+        rule, out_type = self.rule_for(v, dict(attrs or {})), self.out_type(t)
+        kept = []
+        for i, e in enumerate(elements(x, t.dtype)):
+            try:
+                self.result(rule, e, out_type)
+            except Undefined:
+                continue
+            kept.append(i)
+        return kept
 
     def tolerance(self, out_type: str) -> dict | None:
         if not is_ieee(out_type):
@@ -204,21 +235,18 @@ class Unary:
         return budget(self.budget_key, out_type) if self.budget_key else {"ulp": 0}
 
     def case(self, v: OpVersion, t: Types, x: np.ndarray, attrs: dict | None = None, keep_defined=False):
-        """The Case for input x; with keep_defined, elements without a defined result are dropped."""
-        out_type = self.out_type(t)
-        xs = elements(x, t.dtype)
-        ys = [self.result(e, out_type) for e in xs]
+        """The Case for input x, its outputs the semantics'; with keep_defined, elements without a
+        defined result are dropped first."""
         if keep_defined:
-            kept = [i for i, y in enumerate(ys) if y is not UNDEFINED]
+            kept = self.defined(v, t, x, attrs)
             if not kept:
                 return NotApplicable(self.undefined or "no element has a defined result")
             x = np.asarray(x).reshape(-1)[kept]
-            ys = [ys[i] for i in kept]
-        elif any(y is UNDEFINED for y in ys):
+        inp = v.schema.inputs[0].name
+        try:
+            return self.operator.expect(v, {inp: x}, dict(attrs or {}), tolerance=self.tolerance(self.out_type(t)))
+        except Undefined:
             return NotApplicable(self.undefined)
-        y = np.array(ys, dtype=numpy_of(out_type)).reshape(np.shape(x))
-        inp, out = v.schema.inputs[0].name, v.schema.outputs[0].name
-        return Case({inp: x}, {out: y}, attrs=dict(attrs or {}), tolerance=self.tolerance(out_type))
 
     # -- registration ---------------------------------------------------------------------------
 
@@ -277,6 +305,18 @@ class Unary:
 
         self.operator.example(rank0)
         self.operator.example(empty)
+
+
+def output_type(v: OpVersion, in_type: str) -> str:
+    """The output's element type: the input's where they share a type parameter, else the one type
+    the output's parameter allows (IsNaN's and IsInf's T2: bool)."""
+    out_param, in_param = v.schema.outputs[0].type_str, v.schema.inputs[0].type_str
+    if out_param == in_param:
+        return in_type
+    allowed = v.type_params.get(out_param) or (spec.type_name(out_param),)
+    if len(allowed) != 1:
+        raise ValueError(f"{v.op}-{v.since_version}: the output's type {out_param} is not fixed by the input's")
+    return allowed[0]
 
 
 def standard(operator: Operator, rule: Rule, budget_key: str | None, *, example=None, draw=randn,

@@ -2,16 +2,29 @@
 
 import mpmath
 
-from onnx_conformance.generators.activation_family import INF, Activation, composite, mp, unary
+from onnx_conformance.generators.activation_family import INF, UNDEFINED, Activation, composite, mp, unary
 from onnx_conformance.generators.case import Operator
 
 OPERATOR = Operator("Celu")
-CELU = Activation(
-    OPERATOR,
-    unary(lambda a, x: x if x >= 0 else mp(a["alpha"]) * mpmath.expm1(mp(x) / mp(a["alpha"])),
-          inf=INF, ninf=lambda a: -a["alpha"]),
-    composite(cancels=True),  # exp(x / alpha) - 1 cancels near 0
-)
+
+
+def celu(a, x):
+    """max(0, x) + min(0, alpha * (exp(x / alpha) - 1)): for x >= 0 the second term is never below 0
+    (whatever alpha's sign), for x < 0 it is the value; alpha = 0 divides by zero."""
+    if x >= 0:
+        return x
+    if a["alpha"] == 0:
+        return UNDEFINED
+    return mp(a["alpha"]) * mpmath.expm1(mp(x) / mp(a["alpha"]))
+
+
+def at_minus_inf(a):
+    """alpha * (exp(-inf / alpha) - 1): -alpha for alpha > 0; exp(+inf) for alpha < 0 gives -inf."""
+    return -a["alpha"] if a["alpha"] > 0 else (-INF if a["alpha"] < 0 else UNDEFINED)
+
+
+CELU = Activation(OPERATOR, unary(celu, inf=INF, ninf=at_minus_inf),
+                  composite(cancels=True))  # exp(x / alpha) - 1 cancels near 0
 
 # The documented data: shape [3, 3, 3, 1], alpha 2.
 CELU_DATA = [

@@ -2,6 +2,7 @@
 
 import math
 
+import ml_dtypes
 import numpy as np
 
 from onnx_conformance.generators import values
@@ -13,8 +14,10 @@ from onnx_conformance.generators.activation_family import (
     exact_tolerance,
     typed,
 )
-from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.case import NotApplicable, Operator
 from onnx_conformance.generators.movement import declared
+from onnx_conformance.generators.semantics import Rejected, Undefined
+from onnx_conformance.harness.dtypes import name_of_numpy, numpy_of
 
 OPERATOR = Operator("Clip")
 
@@ -32,17 +35,80 @@ def clip(a, x):
     return x
 
 
+@OPERATOR.semantics
+def clip_semantics(v, attrs, inputs):
+    """'Min(max, Max(input, min))' elementwise, exact. The bounds are float attributes up to version 6
+    and scalar inputs of type T from 11; left out, they 'default to numeric_limits::lowest() and
+    numeric_limits::max()' (of float for the attributes, Clip-6's stated defaults; of T for the inputs)."""
+    x = np.asarray(inputs["input"])
+    type_name = name_of_numpy(x.dtype)
+    if v.has_input("min"):
+        bounds = {k: _bound_input(v, k, inputs) for k in ("min", "max")}
+        lowest, highest = _limits(type_name)
+    else:
+        bounds = {k: None if attrs.get(k) is None else element(np.float32(attrs[k])) for k in ("min", "max")}
+        top = float(np.finfo(np.float32).max)
+        lowest, highest = _attribute_default(v, "min", -top), _attribute_default(v, "max", top)
+    a = {"min": lowest if bounds["min"] is None else bounds["min"],
+         "max": highest if bounds["max"] is None else bounds["max"]}
+    if v.since_version < 13 and _apart(a):
+        raise Undefined(f"Clip-{v.since_version} does not define the result where min > max or a bound is NaN "
+                        "(the sentence 'When 'min' is greater than 'max'...' comes in version 13)")
+    if any(isinstance(b, float) and math.isnan(b) for b in a.values()):
+        return {"output": np.full(x.shape, np.nan, dtype=x.dtype)}  # NaN propagates through Max and Min
+    return {"output": apply(clip, a, type_name, x)}
+
+
+def _bound_input(v, name, inputs):
+    """A bound given as an input: 'It must be a scalar(tensor of empty shape)' of type T; None where left out."""
+    b = inputs.get(name)
+    if b is None:
+        return None
+    b, x = np.asarray(b), np.asarray(inputs["input"])
+    if b.dtype != x.dtype:
+        raise Rejected(_types_differ(v, inputs))
+    if b.ndim != 0:
+        raise Rejected(next(i.description for i in v.schema.inputs if i.name == name))
+    return element(b[()])
+
+
+def _types_differ(v, inputs) -> str:
+    """'input, min and max are all of type T (...)', and which of them are not."""
+    constraint = next(c.description for c in v.schema.type_constraints if c.type_param_str == "T")
+    types = {k: name_of_numpy(np.asarray(b).dtype) for k, b in inputs.items() if b is not None}
+    own = types["input"]
+    odd = [f"{k} is {types[k]}" for k in ("min", "max") if k in types and types[k] != own]
+    same = " and ".join(k for k in ("input", "min", "max") if types.get(k) == own)
+    return f"input, min and max are all of type T ({constraint}); here {', '.join(odd)}, {same} {own}"
+
+
+def _limits(type_name):
+    """numeric_limits::lowest() and max() of T: the integer range, or the largest finite float."""
+    if values.is_int(type_name):
+        return tuple(element(b) for b in values.int_range(type_name))
+    top = element(ml_dtypes.finfo(numpy_of(type_name)).max)
+    return -top, top
+
+
+def _attribute_default(v, name, limit):
+    """The attribute's default the schema states (Clip-6), else float's numeric_limits (Clip-1's doc)."""
+    default = v.schema.attributes[name].default_value
+    return element(np.float32(default.f if default.type else limit))
+
+
+def _apart(a) -> bool:
+    """min > max, or a NaN bound: what only version 13's 'Min(max, Max(input, min))' defines."""
+    lo, hi = a["min"], a["max"]
+    return any(isinstance(b, float) and math.isnan(b) for b in (lo, hi)) or lo > hi
+
+
 def bounded(v, t, x, lo=None, hi=None):
     """The case with bounds `lo`/`hi` (None: left out) as float attributes or as scalar inputs of type T."""
     if v.has_input("min"):
         bounds = {k: None if b is None else typed(b, t.dtype, None, ()) for k, b in (("min", lo), ("max", hi))}
-        a = {k: None if b is None else element(b[()]) for k, b in bounds.items()}
-        y = apply(clip, a, t.dtype, x)
-        return Case({"input": x, **bounds}, {"output": y}, tolerance=exact_tolerance(t.dtype))
+        return OPERATOR.expect(v, {"input": x, **bounds}, tolerance=exact_tolerance(t.dtype))
     attrs = {k: float(b) for k, b in (("min", lo), ("max", hi)) if b is not None}
-    a = {k: element(np.float32(b)) for k, b in attrs.items()}
-    y = apply(clip, a, t.dtype, x)
-    return Case({"input": x}, {"output": y}, attrs, tolerance=exact_tolerance(t.dtype))
+    return OPERATOR.expect(v, {"input": x}, attrs, tolerance=exact_tolerance(t.dtype))
 
 
 def documented(name, data, lo, hi, sentence=None):
@@ -78,11 +144,9 @@ def dtype_range(v, t, rng):
 def min_max_types_differ(v, t, rng):
     if not v.has_input("min"):
         return NotApplicable("min and max are float attributes in this version: they carry no type of their own")
-    constraint = next(c.description for c in v.schema.type_constraints if c.type_param_str == "T")
     x = values.sample("float", (2, 3), rng, specials=False)
-    return Case({"input": x, "min": np.array(-1.0, np.float64), "max": np.array(1.0, np.float32)},
-                {"output": declared("float", 2)},
-                error=f"input, min and max are all of type T ({constraint}); here min is double, input and max float")
+    return OPERATOR.reject(v, {"input": x, "min": np.array(-1.0, np.float64), "max": np.array(1.0, np.float32)},
+                           {}, {"output": declared("float", 2)})
 
 
 # Where onnx's ReferenceEvaluator (1.23) differs from our value, and why ours stands (cases/crosscheck.md).

@@ -4,6 +4,7 @@ import mpmath
 
 from onnx_conformance.generators.activation_family import INF, Activation, composite, mp, unary
 from onnx_conformance.generators.case import Operator
+from onnx_conformance.generators.semantics import Rejected
 
 OPERATOR = Operator("Gelu")
 
@@ -19,8 +20,15 @@ def gelu(a, x):
     return x * mpmath.erfc(-x / mpmath.sqrt(2)) / 2  # 1 + erf(t) = erfc(-t)
 
 
+def approximation(v, a):
+    """approximate: 'Gelu approximation algorithm: `"tanh"`, `"none"`(default).': no other value."""
+    if a["approximate"] not in ("none", "tanh"):
+        raise Rejected(v.schema.attributes["approximate"].description)
+
+
 # -inf is left out: the formula gives -inf * 0 there.
-GELU = Activation(OPERATOR, unary(gelu, inf=INF), composite(cancels=True))  # 1 + erf(.) cancels for x well below 0
+GELU = Activation(OPERATOR, unary(gelu, inf=INF), composite(cancels=True),  # 1 + erf(.) cancels for x well below 0
+                  check=approximation)
 
 GELU.documented("default_1", [-1, 0, 1])
 GELU.documented("default_2")

@@ -8,19 +8,40 @@ from onnx_conformance.generators import values
 from onnx_conformance.generators.accuracy import budget
 from onnx_conformance.generators.activation_family import INF, NAN, Activation, array, edges, element
 from onnx_conformance.generators.case import NotApplicable, Operator
+from onnx_conformance.generators.semantics import Rejected, Undefined
 
 OPERATOR = Operator("PRelu")
 
 
 def prelu(a, x, slope):
+    """slope * x for x < 0, x otherwise (NaN: x itself); IEEE 754 gives 0 * inf and NaN * x NaN."""
     if isinstance(x, float):  # NaN, +-inf
         if math.isnan(x) or x > 0:
             return x
-        return NAN if slope == 0 else (-INF if slope > 0 else INF)  # IEEE: 0 * inf is NaN
+        if slope == 0 or (isinstance(slope, float) and math.isnan(slope)):
+            return NAN
+        return -INF if slope > 0 else INF
     return slope * x if x < 0 else x
 
 
-PRELU = Activation(OPERATOR, prelu, lambda dtype: budget("mul", dtype))
+def spread(v, x, others):
+    """slope against X: from version 7 'its shape must be unidirectional broadcastable to X'; before,
+    'If `Slope` is of size 1, the value is shared', else it is X's own shape (elementwise)."""
+    (slope,) = others
+    if v.since_version >= 7:
+        lead = x.ndim - slope.ndim
+        if lead < 0 or any(s not in (1, d) for s, d in zip(slope.shape, x.shape[lead:])):
+            raise Rejected(v.schema.inputs[1].description)
+        return [slope]
+    if slope.size == 1:
+        return [slope.reshape(())]
+    if slope.shape != x.shape:
+        raise Undefined(f"PRelu-{v.since_version} defines a slope of size 1 or of X's shape "
+                        "(unidirectional broadcasting comes in version 7)")
+    return [slope]
+
+
+PRELU = Activation(OPERATOR, prelu, lambda dtype: budget("mul", dtype), spread=spread)
 
 
 def prelu_case(v, t, x, slope):
