@@ -7,22 +7,40 @@ ranks. -0.0 and 0.0 compare equal, so they tie.
 
 from __future__ import annotations
 
+import math
+import re
+
 import numpy as np
 
 from onnx_conformance.generators import values
-from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.case import NotApplicable, Operator
+from onnx_conformance.generators.semantics import Rejected, Undefined, attr
 
 DOC = [[2, 2], [3, 10]]
 
 
 class ArgOp(Operator):
-    """ArgMax (largest=True) or ArgMin: its examples are the family's."""
+    """ArgMax (largest=True) or ArgMin: its semantics and its examples are the family's."""
 
     def __init__(self, name: str, largest: bool):
         super().__init__(name)
         self.largest = largest
+        self.semantics(self.arg)
         for example, fn in EXAMPLES.items():
             self.example(lambda v, t, rng, fn=fn: fn(self, v, t, rng), name=example)
+
+    def arg(self, v, attrs, inputs):
+        """reduced = the index along axis of the first extreme element (the last with
+        select_last_index, from version 12), as int64; the axis kept as 1 unless keepdims = 0."""
+        x = inputs["data"]
+        axis = attr(attrs, "axis", 0)
+        if not -x.ndim <= axis < x.ndim:
+            raise Rejected(axis_rule(v) or f"axis {axis} names no dimension of data of rank {x.ndim}")
+        if axis < 0 and v.since_version < 11:
+            raise Undefined(f"{self.name}-{v.since_version} gives axis no negative values "
+                            "('Accepted range is [-r, r-1]' is version 11's)")
+        last = attr(attrs, "select_last_index", 0) if v.has_attribute("select_last_index") else 0
+        return {"reduced": self.indices(x, axis % x.ndim, attr(attrs, "keepdims", 1), last)}
 
     def indices(self, x: np.ndarray, axis: int, keepdims: int, last: int) -> np.ndarray:
         """Exact comparison of the elements (as Python numbers: -0.0 == 0.0, int64 beyond 2**53 exact)."""
@@ -30,6 +48,10 @@ class ArgOp(Operator):
         out = np.empty(moved.shape[:-1], dtype=np.int64)
         for idx in np.ndindex(*moved.shape[:-1]):
             row = [e.item() if values.is_int(x.dtype.name) else float(e) for e in moved[idx]]
+            if not row:
+                raise Undefined(f"{self.name} of no element: the spec names no index for an empty axis")
+            if any(math.isnan(e) for e in row):
+                raise Undefined("the spec does not say where a NaN ranks")
             best = max(row) if self.largest else min(row)
             hits = [i for i, e in enumerate(row) if e == best]
             out[idx] = hits[-1] if last else hits[0]
@@ -42,8 +64,14 @@ class ArgOp(Operator):
         if last is not None and not v.has_attribute("select_last_index"):
             return NotApplicable(f"{self.name}-{v.since_version} has no select_last_index (added in version 12)")
         attrs = {k: a for k, a in (("axis", axis), ("keepdims", keepdims), ("select_last_index", last)) if a is not None}
-        y = self.indices(x, (axis or 0) % x.ndim, 1 if keepdims is None else keepdims, last or 0)
-        return Case({"data": x}, {"reduced": y}, attrs)
+        return self.expect(v, {"data": x}, attrs)
+
+
+def axis_rule(v) -> str | None:
+    """'Accepted range is [-r, r-1] where r = rank(data).' (axis, from version 11)."""
+    text = " ".join(v.schema.attributes["axis"].description.split())
+    m = re.search(r"Accepted range is \[-r, r-1\] where r = rank\(data\)\.", text)
+    return m.group(0) if m else None
 
 
 def doc(t):

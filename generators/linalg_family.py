@@ -16,8 +16,9 @@ import numpy as np
 
 from onnx_conformance.generators import values
 from onnx_conformance.generators.accuracy import budget
-from onnx_conformance.generators.case import Case, NotApplicable, Types
+from onnx_conformance.generators.case import NotApplicable, Types
 from onnx_conformance.generators.rounding import exact, round_to
+from onnx_conformance.generators.semantics import Rejected, Undefined, attr
 from onnx_conformance.harness.dtypes import name_of_numpy, numpy_of
 
 
@@ -42,6 +43,15 @@ def to_type(r, type_name: str) -> np.ndarray:
         return np.array(flat, dtype=numpy_of(type_name)).reshape(r.shape)
     flat = [round_to(e, type_name) for e in r.reshape(-1)]
     return np.array(flat, dtype=numpy_of(type_name)).reshape(r.shape)
+
+
+def rounded(r, type_name: str) -> np.ndarray:
+    """to_type for a semantics function: an integer result out of range is an overflow, which the
+    spec leaves undefined."""
+    try:
+        return to_type(r, type_name)
+    except ValueError:
+        raise Undefined(f"integer overflow: the exact result leaves {type_name}'s range")
 
 
 def tolerance(t: Types) -> dict | None:
@@ -134,20 +144,49 @@ DOC_1D = [1, 2, 3, 4, 5]
 DOC_2D = [[1, 2, 3], [4, 5, 6]]
 
 
-def cumulative_case(v, t, x, axis: int, product: bool, exclusive=None, reverse=None):
+def cumulative_semantics(product: bool):
+    """CumSum's (running sums) or CumProd's (running products) meaning."""
+
+    def accumulate(v, attrs, inputs):
+        """y[.., j, ..] = the sum (product) of x[.., i, ..] for i up to j along axis (before j when
+        exclusive, from the end when reverse), exact, rounded once to x's type."""
+        x, axis = inputs["x"], np.asarray(inputs["axis"])
+        formal = next(i for i in v.schema.inputs if i.name == "axis")
+        if axis.ndim != 0:
+            raise Rejected(_first_sentence(formal.description))
+        axis = int(axis)
+        if not -x.ndim <= axis < x.ndim:
+            raise Rejected(_axis_range(formal.description))
+        y = cumulative(x, axis % x.ndim, attr(attrs, "exclusive", 0), attr(attrs, "reverse", 0), product)
+        return {"y": rounded(y, name_of_numpy(x.dtype))}
+
+    return accumulate
+
+
+def _first_sentence(text: str) -> str:
+    """'A 0-D tensor.' (axis)"""
+    return " ".join(text.split()).split(". ")[0].rstrip(".") + "."
+
+
+def _axis_range(text: str) -> str:
+    """'Must be in the range [-rank(x), rank(x)-1].' (axis)"""
+    return next(s for s in " ".join(text.split()).split(". ") if "range" in s).rstrip(".") + "."
+
+
+def cumulative_case(operator, v, t, x, axis: int, exclusive=None, reverse=None):
     attrs = {k: a for k, a in (("exclusive", exclusive), ("reverse", reverse)) if a is not None}
-    y = cumulative(x, axis % max(x.ndim, 1), exclusive or 0, reverse or 0, product)
-    return Case({"x": x, "axis": np.array(axis, dtype=t.np("T2"))}, {"y": to_type(y, t.dtype)}, attrs,
-                tolerance=tolerance(t))
+    return operator.expect(v, {"x": x, "axis": np.array(axis, dtype=t.np("T2"))}, attrs, tolerance=tolerance(t))
 
 
 def cumulative_examples(operator, product: bool, random_data) -> None:
-    """Register the documented examples (onnx's test_cumsum_* / test_cumprod_*) and the edge cases on `operator`.
+    """Register the running sums' (products') semantics, the documented examples (onnx's
+    test_cumsum_* / test_cumprod_*) and the edge cases on `operator`.
 
     random_data(t, shape, rng): data whose accumulations stay exact enough and in range."""
+    operator.semantics(cumulative_semantics(product))
 
     def documented(rows, axis, **attrs):
-        return lambda v, t, rng: cumulative_case(v, t, cast(rows, t), axis, product, **attrs)
+        return lambda v, t, rng: cumulative_case(operator, v, t, cast(rows, t), axis, **attrs)
 
     operator.example(documented(DOC_1D, 0), name="1d")
     operator.example(documented(DOC_1D, 0, exclusive=1), name="1d_exclusive")
@@ -158,17 +197,17 @@ def cumulative_examples(operator, product: bool, random_data) -> None:
     operator.example(documented(DOC_2D, -1), name="2d_negative_axis")
 
     def random_3d(v, t, rng):
-        return cumulative_case(v, t, random_data(t, (2, 5, 3), rng), 1, product, exclusive=1, reverse=1)
+        return cumulative_case(operator, v, t, random_data(t, (2, 5, 3), rng), 1, exclusive=1, reverse=1)
 
     def specials(v, t, rng):
         """NaN propagates forward, inf - inf is NaN, inf * 0 is NaN (IEEE 754)."""
         if not values.is_float(t.dtype):
             return NotApplicable(f"{t.dtype} has no NaN or infinity")
         x = np.array([[1, np.inf, 2, -np.inf, 3], [0.5, 0, np.inf, 1, np.nan], [-np.inf, 2, 0.25, 4, 0]])
-        return cumulative_case(v, t, x.astype(t.np()), 1, product)
+        return cumulative_case(operator, v, t, x.astype(t.np()), 1)
 
     def zero_length(v, t, rng):
-        return cumulative_case(v, t, random_data(t, (3, 0), rng), 1, product)
+        return cumulative_case(operator, v, t, random_data(t, (3, 0), rng), 1)
 
     operator.example(random_3d, name="random_exclusive_reverse")
     operator.example(specials, name="ieee_specials")

@@ -1,19 +1,41 @@
 """MatMul: the matrix product as numpy.matmul defines it (1-D operands promoted, batch dimensions broadcast)."""
 
+import numpy as np
+
 from onnx_conformance.generators import values
-from onnx_conformance.generators.case import Case, Declared, NotApplicable, Operator
-from onnx_conformance.generators.linalg_family import ieee_specials, matmul, operand, to_type, tolerance
+from onnx_conformance.generators.case import Declared, NotApplicable, Operator
+from onnx_conformance.generators.linalg_family import ieee_specials, matmul, operand, rounded, tolerance
+from onnx_conformance.generators.semantics import Rejected
+from onnx_conformance.harness.dtypes import name_of_numpy
 
 OPERATOR = Operator("MatMul")
 
+NUMPY = "'Matrix product that behaves like numpy.matmul'"
 
-def product(t, a, b):
-    return Case({"A": a, "B": b}, {"Y": to_type(matmul(a, b), t.dtype)}, tolerance=tolerance(t))
+
+@OPERATOR.semantics
+def product(v, attrs, inputs):
+    """Y = A @ B as numpy.matmul: a 1-D A gains a leading 1 and a 1-D B a trailing 1 (removed from
+    Y), the batch dimensions broadcast; exact, rounded once to the inputs' type."""
+    a, b = inputs["A"], inputs["B"]
+    if a.ndim == 0 or b.ndim == 0:
+        raise Rejected(f"{NUMPY}: numpy.matmul takes no scalar operand")
+    if a.shape[-1] != b.shape[0 if b.ndim == 1 else -2]:
+        raise Rejected(f"{NUMPY}: A's last dimension must equal B's second to last")
+    try:
+        np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    except ValueError:
+        raise Rejected(f"{NUMPY}: the batch dimensions of A and B must broadcast")
+    return {"Y": rounded(matmul(a, b), name_of_numpy(a.dtype))}
+
+
+def case(v, t, a, b):
+    return OPERATOR.expect(v, {"A": a, "B": b}, tolerance=tolerance(t))
 
 
 def shapes(a_shape, b_shape):
     def example(v, t, rng):
-        return product(t, operand(t, a_shape, rng), operand(t, b_shape, rng))
+        return case(v, t, operand(t, a_shape, rng), operand(t, b_shape, rng))
 
     return example
 
@@ -35,12 +57,11 @@ def ieee_specials_2d(v, t, rng):
     """NaN propagates, inf * 0 is NaN, inf + -inf is NaN (IEEE 754)."""
     if not values.is_float(t.dtype):
         return NotApplicable(f"{t.dtype} has no NaN or infinity")
-    return product(t, ieee_specials(t, (3, 4), rng), operand(t, (4, 3), rng))
+    return case(v, t, ieee_specials(t, (3, 4), rng), operand(t, (4, 3), rng))
 
 
 @OPERATOR.rejection
 def incompatible_shapes(v, t, rng):
     """A's last dimension (4) differs from B's second to last (5): numpy.matmul refuses them."""
-    return Case({"A": operand(t, (3, 4), rng), "B": operand(t, (5, 2), rng)}, {"Y": Declared(t.dtype, (3, 2))},
-                error="'Matrix product that behaves like numpy.matmul': A's last dimension must equal B's "
-                      "second to last")
+    return OPERATOR.reject(v, {"A": operand(t, (3, 4), rng), "B": operand(t, (5, 2), rng)}, {},
+                           {"Y": Declared(t.dtype, (3, 2))})

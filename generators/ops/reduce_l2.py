@@ -2,16 +2,18 @@
 
 import math
 
+import mpmath
 import numpy as np
 
 from onnx_conformance.generators.ops._shared import ONE_TO_TWELVE
-from onnx_conformance.generators.reduce_family import NotIntegral, ReduceOp, sum_of_squares
+from onnx_conformance.generators.reduce_family import (NotIntegral, ReduceOp, elementwise, mp_function,
+                                                          sum_of_squares)
 
 
 def step(x, axes, dt):
     s = np.add.reduce(x * x, axis=axes, keepdims=True)
     if dt.is_float:
-        return np.sqrt(s)
+        return elementwise(mp_function(mpmath.sqrt), s)
 
     def root(v):
         r = math.isqrt(int(v))

@@ -9,13 +9,14 @@ import math
 import numpy as np
 
 from onnx_conformance.generators.ops._shared import MIN_MAX_DATA
-from onnx_conformance.generators.reduce_family import ReduceOp, integral, partial_sums
+from onnx_conformance.generators.reduce_family import (ReduceOp, elementwise, integral, mp_function, partial_sums,
+                                                          real_log)
 
 
 def step(x, axes, dt):
     s = np.add.reduce(x, axis=axes, keepdims=True)
     if dt.is_float:
-        return np.log(s)
+        return elementwise(mp_function(real_log), s)
     return integral(np.log(np.asarray(s, dtype=np.longdouble)))
 
 

@@ -7,15 +7,18 @@ e**-40 (4e-18) of that element, which every rounding rule but ceiling gives.
 
 import math
 
+import mpmath
 import numpy as np
 
 from onnx_conformance.generators.ops._shared import MIN_MAX_DATA
-from onnx_conformance.generators.reduce_family import ReduceOp, integral, logsumexp, sum_of_exponentials
+from onnx_conformance.generators.reduce_family import (ReduceOp, elementwise, integral, logsumexp, mp_function,
+                                                          real_log, sum_of_exponentials)
 
 
 def step(x, axes, dt):
     if dt.is_float:
-        return logsumexp(x, axes)
+        exps = elementwise(mp_function(mpmath.exp), x)
+        return elementwise(mp_function(real_log), np.add.reduce(exps, axis=axes, keepdims=True))
     return integral(logsumexp(np.asarray(x, dtype=np.longdouble), axes))
 
 

@@ -3,11 +3,11 @@
 import numpy as np
 
 from onnx_conformance.generators.ops._shared import MIN_MAX_DATA, order_pairs
-from onnx_conformance.generators.reduce_family import ReduceOp
+from onnx_conformance.generators.reduce_family import ReduceOp, nan_propagating
 
 OPERATOR = ReduceOp(
     name="ReduceMax",
-    step=lambda x, axes, dt: np.maximum.reduce(x, axis=axes, keepdims=True),
+    step=nan_propagating(np.maximum),
     example_data=MIN_MAX_DATA,
     range_pairs=order_pairs,
 )

@@ -12,7 +12,7 @@ def step(x, axes, dt):
     n = group_count(x.shape, axes)
     s = np.add.reduce(x, axis=axes, keepdims=True)
     if dt.is_float:
-        return s / np.longdouble(n)
+        return s / n
     if any(int(v) % n for v in np.asarray(s).reshape(-1)):
         raise NotIntegral(f"a group sum is not divisible by its count {n}")
     return np.vectorize(lambda v: int(v) // n, otypes=[object])(s)
