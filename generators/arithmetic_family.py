@@ -1,11 +1,13 @@
-"""What the arithmetic operators share: exact element oracles, operand pools, broadcasting forms and examples.
+"""What the arithmetic operators share: exact element oracles, broadcasting, operand pools and examples.
 
 An operator module supplies its element function on exact values (Python ints, or the float
 operands' exact values, IEEE's special results where an operand is not finite), the operands its
-examples draw, and its tolerance; the broadcasting forms, the dtype-range pairs and the
-legacy (version < 7) `broadcast`/`axis` spelling live here once. Every result is computed
-exactly and rounded once (rounding.round_to); an undefined integer result (overflow, division
-by zero) is None, and the pairs that give one are never emitted.
+examples draw, and its tolerance; the family turns the element function into the operator's
+semantics (types, the version's broadcasting: numpy-style from version 7, the legacy
+`broadcast`/`axis` attributes before), and the broadcasting forms, the dtype-range pairs and the
+legacy spelling live here once. Every result is computed exactly and rounded once
+(rounding.round_to); an undefined integer result (overflow, division by zero) is None, which the
+semantics reports as `Undefined`, and the pairs that give one are never emitted.
 """
 
 from __future__ import annotations
@@ -21,9 +23,10 @@ import mpmath
 import numpy as np
 
 from onnx_conformance.generators import values
-from onnx_conformance.generators.case import Case, NotApplicable, Operator, once_per_version
+from onnx_conformance.generators.case import NotApplicable, Operator, Types, once_per_version, type_of
 from onnx_conformance.generators.movement import declared
 from onnx_conformance.generators.rounding import PREC, exact, round_to
+from onnx_conformance.generators.semantics import Rejected, Undefined, attr
 from onnx_conformance.generators.spec import versions
 from onnx_conformance.harness.dtypes import name_of_numpy, numpy_of
 
@@ -117,10 +120,6 @@ def pow_exact(x, y):
 # typed results
 
 
-class Undefined(ValueError):
-    """An example's data met a result the spec leaves undefined: a generator bug, never emitted."""
-
-
 def representable(result, type_name: str) -> bool:
     if result is None:
         return False
@@ -132,8 +131,10 @@ def representable(result, type_name: str) -> bool:
 
 def typed(results: list, type_name: str, shape) -> np.ndarray:
     """Exact results as an array of `type_name`, each rounded once."""
-    if not all(representable(r, type_name) for r in results):
-        raise Undefined(f"{type_name}: an undefined or overflowing result in {results}")
+    bad = next((r for r in results if not representable(r, type_name)), False)
+    if bad is not False:
+        what = "no result the spec defines" if bad is None else f"{bad}, outside {type_name} (integer overflow)"
+        raise Undefined(f"{type_name}: an element has {what}")
     if is_float(type_name):
         out = [round_to(r, type_name) for r in results]
         return np.array(out, dtype=numpy_of(type_name)).reshape(shape)
@@ -217,7 +218,73 @@ def as_arrays(pairs, a_type: str, b_type: str) -> tuple[np.ndarray, np.ndarray]:
 
 
 # ---------------------------------------------------------------------------------------------
-# broadcasting forms: numpy-style from version 7, else the legacy `broadcast`/`axis` attributes
+# types and broadcasting, as each version states them
+
+# Add-1's rule for B under broadcast=1 (Equal-1, And-1, ...: "See the doc of `Add`").
+LEGACY_SHAPES = r"the second tensor can either be of element size 1"
+MULTIDIRECTIONAL = r"multidirectional \(i\.e\., [Nn]um[Pp]y-style\) broadcasting"
+NEEDS_ATTRIBUTE = r"broadcast=1. needs to be passed"
+
+
+def one_type(v, named: dict, param: str = "T") -> str:
+    """The one element type the inputs of type parameter `param` share, which the version's
+    constraint allows; else Rejected, quoting the constraint."""
+    constraint = next(c.description for c in v.schema.type_constraints if c.type_param_str == param)
+    types = {n: type_of(x) for n, x in named.items()}
+    names = list(types)
+    if len(set(types.values())) > 1:
+        here = f"{names[0]} is {types[names[0]]}" + "".join(f" and {n} {types[n]}" for n in names[1:])
+        each = "both" if len(names) == 2 else "all"
+        raise Rejected(f"{' and '.join(names)} are {each} of type {param} ({constraint}); here {here}")
+    allowed = v.type_params[param]
+    for n, t in types.items():
+        if t not in allowed:
+            raise Rejected(f"{n} is {t}, which {param} does not allow ({constraint})")
+    return types[names[0]]
+
+
+def legacy(v) -> bool:
+    """Versions before 7 broadcast only B, only when asked: 'Attribute `broadcast=1` needs to be passed'."""
+    return v.has_attribute("broadcast")
+
+
+def common_shape(v, *arrays) -> tuple:
+    """'multidirectional (i.e., Numpy-style) broadcasting': the arrays' broadcast shape, or Rejected."""
+    try:
+        return np.broadcast_shapes(*[np.shape(x) for x in arrays])
+    except ValueError:
+        raise Rejected(v.sentence(MULTIDIRECTIONAL)) from None
+
+
+def legacy_b(v, a: np.ndarray, b: np.ndarray, attrs: dict, enable: str = NEEDS_ATTRIBUTE) -> np.ndarray:
+    """Before version 7, B onto A's shape: only with broadcast=1 (`enable`: the version's sentence
+    saying so); then B 'of element size 1 (... rank equal to or smaller than the first tensor)',
+    or B's shape 'a contiguous subset of the first tensor's shape' starting at `axis` ('suffix
+    matching' without it; '1-dim expansion doesn't work yet'). B comes back numpy-broadcastable
+    against A, with A's shape as the result's."""
+    if a.shape == b.shape:
+        return b
+    if not attr(attrs, "broadcast", 0):
+        raise Rejected(v.sentence(enable))
+    if b.size == 1 and b.ndim <= a.ndim:
+        return b.reshape(())
+    axis = attr(attrs, "axis", a.ndim - b.ndim)
+    if not (0 <= axis <= a.ndim - b.ndim and a.shape[axis:axis + b.ndim] == b.shape):
+        raise Rejected(v.sentence(LEGACY_SHAPES) or versions("Add")[0].sentence(LEGACY_SHAPES))
+    return b.reshape(b.shape + (1,) * (a.ndim - axis - b.ndim))
+
+
+def broadcast_operands(v, a: np.ndarray, b: np.ndarray, attrs: dict, enable: str = NEEDS_ATTRIBUTE):
+    """A and B as numpy-broadcastable arrays under the version's rule: from version 7 both ways,
+    numpy-style; before, B onto A (legacy_b)."""
+    if legacy(v):
+        return a, legacy_b(v, a, b, attrs, enable)
+    common_shape(v, a, b)
+    return a, b
+
+
+# ---------------------------------------------------------------------------------------------
+# binary operators: Add, Sub, Mul, Div, Mod, Pow
 
 # name: ((A shape, B shape) numpy-style, (A shape, B shape, attributes) legacy)
 FORMS = {
@@ -230,50 +297,58 @@ FORMS = {
 }
 
 
-def legacy(v) -> bool:
-    """Versions before 7 broadcast only B, only when asked: 'Attribute `broadcast=1` needs to be passed'."""
-    return v.has_attribute("broadcast")
-
-
-def legacy_expand(b: np.ndarray, a_shape, axis: int | None) -> np.ndarray:
-    """B placed on A's dimensions from `axis` (suffix matching without it), as a numpy-broadcastable array."""
-    if axis is None:
-        return b
-    tail = len(a_shape) - axis - b.ndim
-    return b.reshape(b.shape + (1,) * tail)
-
-
 @dataclass
 class Binary:
     """A two-input operator: its element function, its operands, its tolerance."""
 
-    fn: Callable  # (a, b, version, types) -> exact result or None
+    fn: Callable  # (a, b, version, types, attributes) -> exact result or None (undefined)
     draw: Callable  # (version, types, shape, rng, side 0|1) -> array
     tolerance: Callable = tol_exact  # (types) -> tolerance
     names: tuple = ("A", "B", "C")
     b_param: str = ""  # B's type parameter where a version gives it its own (Pow's T1 from version 12)
     attrs: Callable = lambda v, t: {}  # attributes every case carries (Mod's fmod)
+    check: Callable = lambda v, t, attrs: None  # raises Rejected where attributes and types break a rule
+    op: Operator | None = None  # set by binary_examples
 
     def b_type(self, t) -> str:
         return t.get(self.b_param, t.dtype)
 
-    def case(self, v, t, a, b, attrs=None, b_for_oracle=None) -> Case:
+    def case(self, v, t, a, b, attrs=None):
         attrs = {**self.attrs(v, t), **(attrs or {})}
-        bb = b if b_for_oracle is None else b_for_oracle
-        out = elementwise(lambda x, y: self.fn(x, y, v, t), [a, bb], t.dtype)
-        na, nb, nc = self.names
-        return Case({na: a, nb: b}, {nc: out}, attrs, tolerance=self.tolerance(t))
+        na, nb, _ = self.names
+        return self.op.expect(v, {na: a, nb: b}, attrs, tolerance=self.tolerance(t))
 
-    def drawn(self, v, t, a_shape, b_shape, rng, attrs=None, axis=None) -> Case:
+    def drawn(self, v, t, a_shape, b_shape, rng, attrs=None):
         a = self.draw(v, t, a_shape, rng, 0)
         b = self.draw(v, t, b_shape, rng, 1)
-        return self.case(v, t, a, b, attrs, legacy_expand(b, a_shape, axis))
+        return self.case(v, t, a, b, attrs)
+
+
+def binary_semantics(op: Operator, spec: Binary) -> None:
+    """Register op's meaning: spec's element function, exact and rounded once into A's type, over A
+    and B of one type T (B of its own type where the version gives it one), broadcast as the version
+    says."""
+    na, nb, nc = spec.names
+
+    @op.semantics
+    def semantics(v, attrs, inputs):
+        a, b = np.asarray(inputs[na]), np.asarray(inputs[nb])
+        if spec.b_param in v.type_params:
+            types = {"T": one_type(v, {na: a}), spec.b_param: one_type(v, {nb: b}, spec.b_param)}
+        else:
+            types = {"T": one_type(v, {na: a, nb: b})}
+        t = Types(types, "T", ())
+        spec.check(v, t, attrs)
+        a, b = broadcast_operands(v, a, b, attrs)
+        return {nc: elementwise(lambda x, y: spec.fn(x, y, v, t, attrs), [a, b], t.dtype)}
 
 
 def binary_examples(op: Operator, spec: Binary, plain: str | None, forms=tuple(FORMS)) -> None:
-    """Register the examples every binary arithmetic operator has: the operator's own name (same
-    shapes, where onnx documents one), the broadcasting forms, the dtype-range pairs, and the
-    legacy broadcast rule."""
+    """Register the operator's semantics and the examples every binary arithmetic operator has: the
+    operator's own name (same shapes, where onnx documents one), the broadcasting forms, the
+    dtype-range pairs, and the legacy broadcast rule."""
+    spec.op = op
+    binary_semantics(op, spec)
 
     def same_shape(v, t, rng):
         return spec.drawn(v, t, (3, 4, 5), (3, 4, 5), rng)
@@ -286,7 +361,8 @@ def binary_examples(op: Operator, spec: Binary, plain: str | None, forms=tuple(F
 
     def dtype_range(v, t, rng):
         """Each pair of the types' edge values whose result the spec defines."""
-        pairs = range_pairs(lambda a, b: spec.fn(a, b, v, t), t.dtype, spec.b_type(t), t.dtype)
+        attrs = spec.attrs(v, t)
+        pairs = range_pairs(lambda a, b: spec.fn(a, b, v, t, attrs), t.dtype, spec.b_type(t), t.dtype)
         if not pairs:
             return NotApplicable(f"no pair of {t.dtype} edge values has a defined result")
         a, b = as_arrays(pairs, t.dtype, spec.b_type(t))
@@ -304,8 +380,7 @@ def binary_examples(op: Operator, spec: Binary, plain: str | None, forms=tuple(F
         a = spec.draw(v, t, (3, 4, 5), rng, 0)
         b = spec.draw(v, t, (5,), rng, 1)
         na, nb, nc = spec.names
-        return Case({na: a, nb: b}, {nc: declared(t.dtype, 3)}, spec.attrs(v, t),
-                    error=v.sentence(r"broadcast=1. needs to be passed"))
+        return op.reject(v, {na: a, nb: b}, spec.attrs(v, t), {nc: declared(t.dtype, 3)})
 
     if any(legacy(v) for v in versions(op.name)):
         op.example(legacy_needs_broadcast)
@@ -319,7 +394,7 @@ def _form_example(spec: Binary, modern, old):
     def example(v, t, rng):
         if legacy(v):
             a_shape, b_shape, attrs = old
-            return spec.drawn(v, t, a_shape, b_shape, rng, attrs, attrs.get("axis"))
+            return spec.drawn(v, t, a_shape, b_shape, rng, attrs)
         a_shape, b_shape = modern
         return spec.drawn(v, t, a_shape, b_shape, rng)
 
@@ -342,7 +417,8 @@ def exact_sum(xs: list):
     """The exact sum (a Fraction) of finite floats; IEEE's result where one is infinite or NaN, and
     IEEE's signed zero where the exact sum is zero."""
     if not finite(*xs) or sum(Fraction(x) for x in xs) == 0:
-        return float(np.sum(np.array(xs, dtype=np.float64)))
+        with np.errstate(invalid="ignore"):  # inf + -inf is NaN, as IEEE says
+            return float(np.sum(np.array(xs, dtype=np.float64)))
     return sum(Fraction(x) for x in xs)
 
 
@@ -372,15 +448,37 @@ class Variadic:
     tolerance: Callable  # (types, number of inputs) -> tolerance
     draw: Callable = lambda t, shape, rng: values.sample(t.dtype, shape, rng, specials=False)
     keep: Callable = lambda t, a, b: True  # which dtype-range pairs to emit
+    op: Operator | None = None  # set by variadic_examples
 
-    def case(self, v, t, xs) -> Case:
-        out = elementwise(lambda *e: self.fn(list(e)), list(xs), t.dtype)
-        return Case(variadic_names(xs), {self.output: out}, tolerance=self.tolerance(t, len(xs)))
+    def case(self, v, t, xs):
+        return self.op.expect(v, variadic_names(xs), tolerance=self.tolerance(t, len(xs)))
+
+
+def variadic_semantics(op: Operator, spec: Variadic) -> None:
+    """Register op's meaning: spec's function of the inputs' exact elements, rounded once into their
+    one type T; before version 8 'All inputs and outputs must have the same shape', from version 8
+    numpy-style broadcasting."""
+
+    @op.semantics
+    def semantics(v, attrs, inputs):
+        formal = v.schema.inputs[0]
+        xs = [np.asarray(x) for x in inputs[formal.name]]
+        if not xs:
+            raise Rejected(f"{formal.name}: {formal.description.strip()} (at least one: none given)")
+        type_name = one_type(v, variadic_names(xs))
+        same = v.sentence(r"same shape")
+        if same and len({x.shape for x in xs}) > 1:
+            raise Rejected(same)
+        common_shape(v, *xs)
+        return {spec.output: elementwise(lambda *e: spec.fn(list(e)), xs, type_name)}
 
 
 def variadic_examples(op: Operator, spec: Variadic) -> None:
-    """The documented example (three inputs), one and two inputs, broadcasting over three inputs
-    with a rank-0 one, zero-sized and rank-8 broadcasting, and the dtype-range pairs."""
+    """Register the operator's semantics; the documented example (three inputs), one and two inputs,
+    broadcasting over three inputs with a rank-0 one, zero-sized and rank-8 broadcasting, and the
+    dtype-range pairs."""
+    spec.op = op
+    variadic_semantics(op, spec)
 
     def data(t, rng, k):
         x = documented(t.dtype, spec.documented[k])
@@ -427,7 +525,7 @@ def variadic_examples(op: Operator, spec: Variadic) -> None:
         if skip:
             return skip
         xs = [spec.draw(t, (2, 3), rng), spec.draw(t, (3,), rng)]
-        return Case(variadic_names(xs), {spec.output: declared(t.dtype, 2)}, error=rule)
+        return op.reject(v, variadic_names(xs), None, {spec.output: declared(t.dtype, 2)})
 
     op.example(same_shape_required)
     op.reference_differs(r"^same_shape_required .*returned outputs", "the evaluator broadcasts in every "

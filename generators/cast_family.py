@@ -1,14 +1,19 @@
-"""The conversion oracle Cast and CastLike share: every (from, to) pair, each value exact, rounded once per the Cast doc.
+"""The conversion Cast and CastLike share: every (from, to) pair, each value exact, rounded once per the Cast doc.
 
-Values travel as exact rationals (Fraction) or the words "nan", "inf", "-inf", "-0". For each pair
-the data are the target's trouble spots (its rounding ties, +-max and just beyond, subnormals and
-half of the smallest one, integer range ends and wrap-around) that the source type holds exactly,
-plus the source's own special encodings; a value whose result the doc leaves undefined is left out.
+`cast` is the meaning both operators state (Cast's `to`, CastLike's target_type name the target):
+every element converted under the version's rules -- IEEE rounding, the float 8 saturation tables,
+FLOAT8E8M0's round_mode, integer wrap-around (4- and 2-bit types included), string parsing and
+printing -- and `Undefined` where the doc gives no value. Values travel as exact rationals
+(Fraction) or the words "nan", "inf", "-inf", "-0". For each pair the examples' data are the
+target's trouble spots (its rounding ties, +-max and just beyond, subnormals and half of the
+smallest one, integer range ends and wrap-around) that the source type holds exactly, plus the
+source's own special encodings; a value whose result the doc leaves undefined is left out.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from decimal import Decimal, localcontext
 from fractions import Fraction
 
@@ -16,8 +21,9 @@ import ml_dtypes
 import numpy as np
 
 from onnx_conformance.generators import values
-from onnx_conformance.generators.case import NotApplicable, Operator, Types
+from onnx_conformance.generators.case import NotApplicable, Operator, Types, type_of
 from onnx_conformance.generators.rounding import has_inf, has_nan, round_to
+from onnx_conformance.generators.semantics import Rejected, Undefined, attr
 from onnx_conformance.harness.dtypes import numpy_of
 
 IEEE = ("float16", "bfloat16", "float", "double")
@@ -143,6 +149,111 @@ def _e8m0(x, saturate: bool, round_mode: str):
 
 
 # ---------------------------------------------------------------------------------------------
+# the meaning: a tensor cast, strings included
+
+ROUND_MODES = ("up", "down", "nearest")
+
+
+def cast(v, attrs: dict, x, dst: str) -> np.ndarray:
+    """Cast's meaning at version v: x converted to dst element by element, with the attributes'
+    defaults (saturate 1, round_mode "up"); Rejected where a type or an attribute is not allowed,
+    Undefined where the doc gives an element no value."""
+    x = np.asarray(x)
+    src = type_of(x)
+    for param, name, role in (("T1", src, "the input"), ("T2", dst, "the target")):
+        if name not in v.type_params[param]:
+            raise Rejected(f"{role} type {name} is not among {param}'s: {', '.join(v.type_params[param])}")
+    round_mode = attr(attrs, "round_mode", "up")
+    if round_mode not in ROUND_MODES:
+        raise Rejected(v.schema.attributes["round_mode"].description)
+    saturate = bool(attr(attrs, "saturate", 1))
+    ys = []
+    for e in x.reshape(-1):
+        y = element(e, src, dst, v.since_version, saturate, round_mode)
+        if y is None:
+            shown = repr(e) if src == "string" else str(e)
+            raise Undefined(f"{v.op}-{v.since_version}: the doc gives no {dst} value for the {src} {shown}"
+                            f" (saturate={int(saturate)}, round_mode={round_mode!r})")
+        ys.append(y)
+    out = strings(ys) if dst == "string" else result(ys, dst)
+    return out.reshape(x.shape)
+
+
+def element(e, src: str, dst: str, since: int, saturate: bool = True, round_mode: str = "up"):
+    """One element of a src tensor cast to dst under Cast-`since`: the result (exact value, float,
+    int or str), or None where the doc gives none."""
+    if dst == "string":
+        return str(e) if src == "string" else to_string(decode(e, src), src)
+    if src == "string":
+        return from_string(str(e), dst, since, saturate, round_mode)
+    return convert(decode(e, src), src, dst, since, saturate, round_mode)
+
+
+# "plain (e.g., "3.14" and "1000") and scientific numeric representations (e.g., "1e-5" and "1E8")"
+LITERAL = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+INTEGER = re.compile(r"[+-]?\d+")
+
+
+def parse(text: str):
+    """A string's exact value: "+INF" (and "INF"), "-INF" and "NaN" matched case-insensitively, or a
+    plain or scientific number; None for anything else ("Converting non-numerical-literal string
+    such as "Hello World!" is an undefined behavior")."""
+    low = text.lower()
+    if low == "nan":
+        return "nan"
+    if low in ("inf", "+inf"):
+        return "inf"
+    if low == "-inf":
+        return "-inf"
+    if not LITERAL.fullmatch(text):
+        return None
+    q = Fraction(text)
+    return "-0" if q == 0 and text.startswith("-") else q
+
+
+def from_string(text: str, dst: str, since: int, saturate: bool = True, round_mode: str = "up"):
+    """A string cast to dst: to a float type, its number rounded once by the float rules; to an
+    integer type an integer literal within range ("string representing floating-point ... to INT is
+    an undefined behavior"); None where the doc gives no value (bool: it does not say which strings
+    are True; a number no double holds: it speaks of OOR for numeric sources only)."""
+    k = kind(dst)
+    if k == "bool":
+        return None
+    if k == "int":
+        lo, hi = values.int_range(dst)
+        return int(text) if INTEGER.fullmatch(text) and lo <= int(text) <= hi else None
+    q = parse(text)
+    if q is None or (q not in SPECIAL and abs(q) > DBL_MAX):
+        return None
+    return convert(q, "double", dst, since, saturate, round_mode)
+
+
+def to_string(x, src: str) -> str | None:
+    """A number as a string: an integer in decimal; a float in "plain floating-point representation
+    (such as "314.15926")" where every plain form spells it alike (plain_text); None for a bool (the
+    doc does not say how it is spelled)."""
+    k = kind(src)
+    if k == "bool":
+        return None
+    if k == "int":
+        return str(int(x))
+    return plain_text(x)
+
+
+def plain_text(x) -> str | None:
+    """The doc fixes no digits: a value is spelled only where %g, the shortest round-trip text of a
+    float or a double and the exact decimal expansion all agree -- not integral ("1" or "1.0"), at
+    most six significant digits, no exponent (1e-4 <= |x| < 1e6); NaN and the infinities have no
+    stated spelling. None elsewhere."""
+    if x in SPECIAL or x.denominator == 1 or not Fraction(1, 10**4) <= abs(x) < 10**6:
+        return None
+    text = repr(float(x))
+    if "e" in text or Fraction(text) != x or len(text.lstrip("-").replace(".", "").strip("0")) > 6:
+        return None
+    return text
+
+
+# ---------------------------------------------------------------------------------------------
 # the data for each pair
 
 
@@ -255,18 +366,6 @@ PLAIN_TEXT = [Fraction(1, 2), Fraction(-3, 2), Fraction(1, 4), Fraction(-1, 8), 
               Fraction(-13, 2), Fraction(25, 2)]
 
 
-def parse(text: str):
-    low = text.lower()
-    if low in ("nan", "+nan"):
-        return "nan"
-    if low in ("inf", "+inf"):
-        return "inf"
-    if low == "-inf":
-        return "-inf"
-    q = Fraction(text)
-    return "-0" if q == 0 and text.startswith("-") else q
-
-
 def strings(texts) -> np.ndarray:
     out = np.empty(len(texts), dtype=object)
     out[:] = list(texts)
@@ -274,22 +373,22 @@ def strings(texts) -> np.ndarray:
 
 
 def conversion(v, src: str, dst: str, rng, saturate: bool = True, round_mode: str = "up", extra=()):
-    """(input array, expected array) for src -> dst under version v, or NotApplicable with the doc's reason."""
+    """The input array for src -> dst under version v (values whose result the doc defines), or
+    NotApplicable with the doc's reason."""
     since = v.since_version
     if dst == "string":
         if src == "string":
-            x = values.sample("string", (6,), rng)
-            return x, x.copy()
+            return values.sample("string", (6,), rng)
         if src == "bool":
             return NotApplicable("the doc does not say how a bool is spelled as a string")
         if kind(src) == "int":
             lo, hi = values.int_range(src)
             xs = list(dict.fromkeys(q for q in (lo, hi, 0, -1, 7, 1000, -56) if lo <= q <= hi))
-            return array([Fraction(q) for q in xs], src), strings([str(q) for q in xs])
+            return array([Fraction(q) for q in xs], src)
         xs = [q for q in PLAIN_TEXT if holds(q, src)]
         if not xs:
             return NotApplicable("no value of this type has an unambiguous plain text")
-        return array(xs, src), strings([str(float(q)) for q in xs])
+        return array(xs, src)
     if src == "string":
         if dst == "bool":
             return NotApplicable("the doc defines strings to float types (and integer literals); "
@@ -298,24 +397,17 @@ def conversion(v, src: str, dst: str, rng, saturate: bool = True, round_mode: st
             lo, hi = values.int_range(dst)
             # "string representing floating-point ... to INT is an undefined behavior": integer literals only
             xs = list(dict.fromkeys(q for q in (0, 1, -7, 42, 1000, lo, hi, -1) if lo <= q <= hi))
-            return strings([str(q) for q in xs]), array([Fraction(q) for q in xs], dst)
+            return strings([str(q) for q in xs])
         texts = list(STRING_FORMS) + [decimal(x) for x in trouble(dst) if x not in SPECIAL]
-        got, seen = [], set()
+        got = []
         for text in texts:
-            q = parse(text)
-            if q not in SPECIAL and abs(q) > DBL_MAX:
-                continue  # a number no double holds: the doc speaks of OOR for numeric sources only
-            y = convert(q, "double", dst, since, saturate, round_mode)
-            if y is None or text in seen:
-                continue
-            seen.add(text)
-            got.append((text, y))
-        got = got[:MAX_ELEMS]
-        return strings([t for t, _ in got]), array([y for _, y in got], "double").astype(numpy_of(dst))
+            if text not in got and from_string(text, dst, since, saturate, round_mode) is not None:
+                got.append(text)
+        return strings(got[:MAX_ELEMS])
     pairs = pool(src, dst, rng, since, saturate, round_mode, extra)
     if not pairs:
         return NotApplicable(f"no {src} value has a result in {dst} that the doc defines")
-    return array([p[0] for p in pairs], src), result([p[1] for p in pairs], dst)
+    return array([p[0] for p in pairs], src)
 
 
 def result(ys, dst: str) -> np.ndarray:
@@ -324,13 +416,9 @@ def result(ys, dst: str) -> np.ndarray:
     return np.array(ys, dtype=np.float64).astype(numpy_of(dst))
 
 
-def exactly(v, src: str, dst: str, xs, shape, **rules):
-    """Given data, put in src (rounded, as onnx's documented examples do), as (input, expected) arrays of
-    `shape`; the expected values come from the input array's own elements."""
-    x = array(xs, src).reshape(shape)
-    ys = [convert(decode(e, src), src, dst, v.since_version, **rules) for e in x.reshape(-1)]
-    assert None not in ys, (src, dst, xs)
-    return x, result(ys, dst).reshape(shape)
+def exactly(src: str, xs, shape) -> np.ndarray:
+    """Given data put in src (rounded, as onnx's documented examples do), as an input array of `shape`."""
+    return array(xs, src).reshape(shape)
 
 
 def like(dst: str) -> np.ndarray:

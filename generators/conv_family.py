@@ -17,8 +17,11 @@ import math
 
 import numpy as np
 
+from onnx_conformance.generators import values
 from onnx_conformance.generators.case import NotApplicable
-from onnx_conformance.generators.linalg_family import exact_array
+from onnx_conformance.generators.linalg_family import exact_array, to_type
+from onnx_conformance.generators.semantics import Rejected, attr
+from onnx_conformance.harness.dtypes import name_of_numpy
 
 
 def exact(x) -> np.ndarray:
@@ -59,6 +62,39 @@ def auto_pads(in_shape, kernel, strides, dilations, mode: str) -> list[int] | No
         begins.append(b)
         ends.append(e)
     return begins + ends
+
+
+PADS_WITH_AUTO_PAD = "pads: 'This attribute cannot be used simultaneously with auto_pad attribute.'"
+NEGATIVE_PADS = "pads: 'it can take any value greater than or equal to 0'"
+AUTO_PAD_VALUES = ("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID")
+
+
+def spatial_attrs(v, attrs: dict, n: int, kernel) -> tuple[list[int], list[int], list[int] | None, str]:
+    """strides, dilations (default 1 per axis), explicit pads (None where left out) and auto_pad (default
+    NOTSET) of a convolution over n spatial axes with the kernel W gives, checked against the attributes'
+    own rules: 'auto_pad must be either NOTSET, SAME_UPPER, SAME_LOWER or VALID', pads 'can take any value
+    greater than or equal to 0' and 'cannot be used simultaneously with auto_pad attribute', kernel_shape
+    'should be inferred from input W' (a kernel_shape that W contradicts is rejected)."""
+    strides = list(attr(attrs, "strides", [1] * n))
+    dilations = list(attr(attrs, "dilations", [1] * n))
+    pads = attrs.get("pads")
+    auto_pad = attr(attrs, "auto_pad", "NOTSET")
+    if auto_pad not in AUTO_PAD_VALUES:
+        raise Rejected("auto_pad: 'auto_pad must be either NOTSET, SAME_UPPER, SAME_LOWER or VALID.'")
+    if pads is not None and auto_pad != "NOTSET":
+        raise Rejected(PADS_WITH_AUTO_PAD)
+    if pads is not None and any(p < 0 for p in pads):
+        raise Rejected(NEGATIVE_PADS)
+    if len(strides) != n or len(dilations) != n or (pads is not None and len(pads) != 2 * n):
+        raise Rejected("strides, dilations: one value 'along each spatial axis'; pads: "
+                       "'[x1_begin, x2_begin...x1_end, x2_end,...]'")
+    if any(s < 1 for s in strides) or any(d < 1 for d in dilations):
+        raise Rejected("strides and dilations: a step of at least 1 'along each spatial axis'")
+    given = attrs.get("kernel_shape")
+    if given is not None and list(given) != list(kernel):
+        raise Rejected("kernel_shape: 'The shape of the convolution kernel. If not present, should be inferred "
+                       "from input W.' (W's kernel differs)")
+    return strides, dilations, None if pads is None else list(pads), auto_pad
 
 
 def convolve(x, w, *, strides=None, pads=None, dilations=None, group: int = 1) -> np.ndarray:
@@ -285,6 +321,28 @@ def deform_magnitude(x, w, offset, mask=None, bias=None, **conv) -> float:
     return max((float(e) for e in y.reshape(-1)), default=0.0)
 
 
+def rounded_like(y: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Exact results rounded once to x's element type (the operators' T)."""
+    return to_type(y, name_of_numpy(np.asarray(x).dtype))
+
+
+def padding_meets_nonfinite(x_shape, w, *, strides, pads, dilations, **_) -> bool:
+    """Whether a NaN or infinite weight ever lands on a padded position of Conv's input: there the
+    spec's zero padding gives 0 * inf = NaN while leaving padding out (as `convolve` and runtimes do)
+    gives no term, so the spec's value is in doubt."""
+    w = np.asarray(w)
+    if not values.is_float(name_of_numpy(w.dtype)) or np.isfinite(w.astype(np.float64)).all():
+        return False
+    n = len(x_shape) - 2
+    for k in {tuple(idx[2:]) for idx in zip(*np.nonzero(~np.isfinite(w.astype(np.float64))))}:
+        for i in range(n):
+            outs = out_size(x_shape[2 + i], w.shape[2 + i], strides[i], dilations[i], pads[i], pads[n + i])
+            pos = [o * strides[i] - pads[i] + k[i] * dilations[i] for o in range(outs)]
+            if any(not 0 <= p < x_shape[2 + i] for p in pos):
+                return True
+    return False
+
+
 # ---------------------------------------------------------------------------------------------
 # test data and tolerances of the float operators
 
@@ -292,8 +350,6 @@ def deform_magnitude(x, w, offset, mask=None, bias=None, **conv) -> float:
 def operand(t, shape, rng: np.random.Generator, scale: int = 8) -> np.ndarray:
     """Distinct signed values of the type in [-64/scale, 64/scale] (a power-of-two scale keeps them
     exact): sums of a few dozen products stay far inside float16's range."""
-    from onnx_conformance.generators import values
-
     return (values.sample(t.dtype, shape, rng, specials=False) / scale).astype(t.np())
 
 

@@ -19,7 +19,6 @@ import onnx
 from onnx import helper, numpy_helper
 
 from onnx_conformance.generators.case import Map, Opt, Seq, type_of
-from onnx_conformance.generators.semantics import formal_inputs
 from onnx_conformance.generators.spec import OpVersion, versions
 from onnx_conformance.harness.dtypes import elem_type_of, name_of, numpy_of
 
@@ -350,7 +349,14 @@ def _resolve(attributes, caller: dict | None) -> list[onnx.AttributeProto]:
 
 
 def _formal(schema, inputs: list) -> dict:
-    return formal_inputs(schema, {f"#{k}": x for k, x in enumerate(inputs)})
+    """A node's inputs by position as semantics takes them: by formal name, the variadic last one a list."""
+    out = {}
+    for k, formal in enumerate(schema.inputs):
+        if formal.option.name == "Variadic":
+            out[formal.name] = list(inputs[k:])
+            return out
+        out[formal.name] = inputs[k] if k < len(inputs) else None
+    return out
 
 
 def _positional(v: OpVersion, computed: dict, count: int) -> list:

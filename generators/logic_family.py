@@ -1,9 +1,11 @@
-"""What the comparison, logical and bitwise operators share: broadcasting forms, dtype-range data, exact oracles.
+"""What the comparison, logical and bitwise operators share: semantics from an element rule, data, examples.
 
 An operator module names its operator and its element rule (a Python function of exact scalars:
 ints as int, floats as float, which holds every float16/bfloat16/float/double exactly and compares
-them by IEEE 754); everything else -- which examples exist, their shapes, the data at each type's
-limits, opset 1's `broadcast`/`axis` attributes -- is written once here.
+them by IEEE 754); the family turns the rule into the operator's semantics (one input type T, the
+version's broadcasting: opset 1's `broadcast`/`axis` attributes, "See the doc of `Add`", or
+numpy-style from opset 7), and everything else -- which examples exist, their shapes, the data at
+each type's limits -- is written once here.
 """
 
 from __future__ import annotations
@@ -15,8 +17,10 @@ import ml_dtypes
 import numpy as np
 
 from onnx_conformance.generators import values
+from onnx_conformance.generators.arithmetic_family import broadcast_operands, legacy, one_type
 from onnx_conformance.generators.case import Case, NotApplicable, Operator
 from onnx_conformance.generators.movement import data, declared
+from onnx_conformance.generators.semantics import Undefined
 from onnx_conformance.generators.spec import versions
 from onnx_conformance.harness.dtypes import numpy_of
 
@@ -46,8 +50,9 @@ def wrap(r: int, type_name: str) -> int:
 
 def elementwise(rule: Rule, out_type: str, arrays: list[np.ndarray], types: list[str],
                 wraps: bool = False) -> np.ndarray:
-    """rule applied to each broadcast tuple of exact elements. An integer result must fit out_type,
-    unless `wraps` (a bitwise result is a bit pattern of the type's width)."""
+    """rule applied to each broadcast tuple of exact elements. An integer result must fit out_type
+    (else it is Undefined: an overflow), unless `wraps` (a bitwise result is a bit pattern of the
+    type's width)."""
     b = np.broadcast_arrays(*[np.asarray(a) for a in arrays])
     shape = b[0].shape if b else ()
     flat = [list(x.reshape(-1)) for x in b]
@@ -55,9 +60,38 @@ def elementwise(rule: Rule, out_type: str, arrays: list[np.ndarray], types: list
     if values.is_int(out_type):
         lo, hi = values.int_range(out_type)
         out = [wrap(r, out_type) for r in out] if wraps else out
-        assert all(lo <= r <= hi for r in out), "an integer result outside the type: pick other data"
+        bad = next((r for r in out if not lo <= r <= hi), None)
+        if bad is not None:
+            raise Undefined(f"{bad} is outside {out_type}: the spec gives no value for an integer overflow")
         return np.array(out, dtype=object).astype(numpy_of(out_type)).reshape(shape)
     return np.array(out, dtype=numpy_of(out_type)).reshape(shape)
+
+
+# Opset 1's sentence enabling B's broadcast (its rules: "See the doc of `Add`").
+ENABLED = r"broadcasting is enabled"
+
+
+def binary_semantics(op: Operator, rule: Rule, out_type: str | None = None) -> None:
+    """Register op's meaning: `rule` on each broadcast pair of A's and B's elements (A and B of one
+    type T), broadcast as the version says; C of out_type, or of T bit for bit (an integer result
+    wraps to the type's width)."""
+
+    @op.semantics
+    def semantics(v, attrs, inputs):
+        a, b = np.asarray(inputs["A"]), np.asarray(inputs["B"])
+        t = one_type(v, {"A": a, "B": b})
+        a, b = broadcast_operands(v, a, b, attrs, ENABLED)
+        return {"C": elementwise(rule, out_type or t, [a, b], [t, t], wraps=out_type is None)}
+
+
+def unary_semantics(op: Operator, rule: Rule) -> None:
+    """Register op's meaning: `rule` on each element of X, Y of X's type T, bit for bit."""
+
+    @op.semantics
+    def semantics(v, attrs, inputs):
+        x = np.asarray(inputs["X"])
+        t = one_type(v, {"X": x})
+        return {"Y": elementwise(rule, t, [x], [t], wraps=True)}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -93,30 +127,22 @@ def operands(t, shape_a, shape_b, rng, axis: int | None = None):
 # broadcasting
 
 
-def legacy(v) -> bool:
-    """Opset 1 to 6: only B broadcasts, and only with the attribute broadcast=1."""
-    return v.has_attribute("broadcast")
-
-
 def aligned_shape(shape_a, shape_b, axis: int) -> tuple:
     """'The starting of the mutually equal shape is specified by the argument "axis"' (opset 1):
     B's dims line up with A's from axis on, where numpy lines them up at the end."""
     return tuple(shape_b) + (1,) * (len(shape_a) - axis - len(shape_b))
 
 
-def binary_case(v, t, rule: Rule, a, b, out_type: str | None = None, names=("A", "B", "C"),
-                attrs: dict | None = None, wraps: bool | None = None) -> Case:
-    """The case of `rule` on A and B: C of out_type (default T; an integer C wraps unless told)."""
+def binary_case(op: Operator, v, a, b, names=("A", "B", "C"), attrs: dict | None = None) -> Case:
+    """The case of op on A and B, its output from op's semantics; opset 1's form asks for
+    broadcast=1 where the shapes differ."""
     attrs = dict(attrs or {})
-    aligned = b.reshape(aligned_shape(a.shape, b.shape, attrs["axis"])) if "axis" in attrs else b
-    wraps = out_type is None if wraps is None else wraps
-    out = elementwise(rule, out_type or t.dtype, [a, aligned], [t.dtype, t.dtype], wraps=wraps)
     if legacy(v) and np.shape(a) != np.shape(b):
         # 'If broadcasting is enabled, the right-hand-side argument will be broadcasted to match
         # the shape of left-hand-side argument.' (opset 1; the data above is in that form)
         attrs["broadcast"] = 1
-    x, y, z = names
-    return Case({x: a, y: b}, {z: out}, attrs)
+    x, y, _ = names
+    return op.expect(v, {x: a, y: b}, attrs)
 
 
 # Broadcasting forms beyond the documented ones: (A, B) in numpy form, and the opset-1 form
@@ -153,14 +179,14 @@ def numpy_only(v) -> NotApplicable | None:
     return None
 
 
-def add_broadcast_examples(op: Operator, rule: Rule, out_type: str | None = None) -> None:
+def add_broadcast_examples(op: Operator, out_type: str | None = None) -> None:
     """rank0, zero_dim and rank8; for an operator with opset-1 versions, their legacy examples too."""
 
     def make(name):
         def example(v, t, rng):
             sa, sb, attrs = form(v, name)
             a, b = operands(t, sa, sb, rng, attrs.get("axis"))
-            return binary_case(v, t, rule, a, b, out_type, attrs=attrs)
+            return binary_case(op, v, a, b, attrs=attrs)
 
         example.__name__ = name
         op.example(example)
@@ -168,10 +194,10 @@ def add_broadcast_examples(op: Operator, rule: Rule, out_type: str | None = None
     for name in FORMS:
         make(name)
     if any(legacy(v) for v in versions(op.name)):
-        add_legacy_examples(op, rule, out_type)
+        add_legacy_examples(op, out_type)
 
 
-def add_legacy_examples(op: Operator, rule: Rule, out_type: str | None) -> None:
+def add_legacy_examples(op: Operator, out_type: str | None) -> None:
     """Opset 1's axis form, and its rejection of broadcasting without broadcast=1."""
 
     # Where onnx's ReferenceEvaluator (1.23) differs from our value, and why ours stands (cases/crosscheck.md).
@@ -190,7 +216,7 @@ def add_legacy_examples(op: Operator, rule: Rule, out_type: str | None) -> None:
         if na:
             return na
         a, b = operands(t, (2, 3, 4, 5), (3, 4), rng, axis=1)
-        return binary_case(v, t, rule, a, b, out_type, attrs={"axis": 1})
+        return binary_case(op, v, a, b, attrs={"axis": 1})
 
     @op.rejection
     def bcast_without_attribute(v, t, rng):
@@ -198,12 +224,10 @@ def add_legacy_examples(op: Operator, rule: Rule, out_type: str | None) -> None:
             return NotApplicable("from opset 7 broadcasting is multidirectional and always on: "
                                  "there is no broadcast attribute to leave out")
         a, b = operands(t, (3, 4), (4,), rng)
-        return Case({"A": a, "B": b}, {"C": declared(out_type or t.dtype, 2)},
-                    error=v.sentence(r"broadcasting is enabled"))
+        return op.reject(v, {"A": a, "B": b}, None, {"C": declared(out_type or t.dtype, 2)})
 
 
-def add_documented(op: Operator, rule: Rule, shapes: dict, out_type: str | None = None,
-                   pick: Callable | None = None) -> None:
+def add_documented(op: Operator, shapes: dict, pick: Callable | None = None) -> None:
     """One example per documented shape pair; a multidirectional pair does not exist in opset 1.
     `pick(v, t, name, rng)` may return the documented data itself (Equal's strings)."""
 
@@ -216,7 +240,7 @@ def add_documented(op: Operator, rule: Rule, shapes: dict, out_type: str | None 
                 if legacy(v) and np.broadcast_shapes(sa, sb) != tuple(sa):
                     return numpy_only(v)
                 a, b = operands(t, sa, sb, rng)
-            return binary_case(v, t, rule, a, b, out_type)
+            return binary_case(op, v, a, b)
 
         op.example(example, name=name)
 
@@ -330,14 +354,15 @@ def _documented_strings(v, t, name, rng):
 def comparison(name: str, rule: Rule) -> Operator:
     """Equal, Greater, Less, GreaterOrEqual, LessOrEqual: bool C from A and B of type T."""
     op = Operator(name, primary="T")
-    add_documented(op, rule, COMPARISON_SHAPES, "bool", pick=_documented_strings)
-    add_broadcast_examples(op, rule, "bool")
+    binary_semantics(op, rule, "bool")
+    add_documented(op, COMPARISON_SHAPES, pick=_documented_strings)
+    add_broadcast_examples(op, "bool")
 
     @op.example
     def dtype_range(v, t, rng):
         """Limits, their neighbours, subnormals, +-0, +-inf and NaN; 64-bit values past 2^53."""
         a, b = pair_arrays(t, edge_pairs(t.dtype))
-        return binary_case(v, t, rule, a, b, "bool")
+        return binary_case(op, v, a, b)
 
     return op
 
@@ -345,13 +370,14 @@ def comparison(name: str, rule: Rule) -> Operator:
 def logical(name: str, rule: Rule) -> Operator:
     """And, Or, Xor: bool C from bool A and B."""
     op = Operator(name, primary="T")
-    add_documented(op, rule, LOGICAL_SHAPES, "bool")
-    add_broadcast_examples(op, rule, "bool")
+    binary_semantics(op, rule, "bool")
+    add_documented(op, LOGICAL_SHAPES)
+    add_broadcast_examples(op, "bool")
 
     @op.example
     def truth_table(v, t, rng):
         a, b = pair_arrays(t, edge_pairs("bool"))
-        return binary_case(v, t, rule, a, b, "bool")
+        return binary_case(op, v, a, b)
 
     return op
 
@@ -359,8 +385,9 @@ def logical(name: str, rule: Rule) -> Operator:
 def bitwise(name: str, rule: Rule, shapes: dict) -> Operator:
     """BitwiseAnd, BitwiseOr, BitwiseXor: C of type T, bit by bit from A and B."""
     op = Operator(name, primary="T")
-    add_documented(op, rule, shapes)
-    add_broadcast_examples(op, rule)
+    binary_semantics(op, rule)
+    add_documented(op, shapes)
+    add_broadcast_examples(op)
 
     @op.example
     def dtype_range(v, t, rng):
@@ -368,7 +395,7 @@ def bitwise(name: str, rule: Rule, shapes: dict) -> Operator:
         against a row."""
         pats = bit_patterns(t.dtype)
         a = as_type(t, pats).reshape(-1, 1)
-        return binary_case(v, t, rule, a, a.reshape(1, -1)[:, ::-1].copy())
+        return binary_case(op, v, a, a.reshape(1, -1)[:, ::-1].copy())
 
     return op
 
@@ -376,13 +403,11 @@ def bitwise(name: str, rule: Rule, shapes: dict) -> Operator:
 def unary(name: str, rule: Rule, shapes: dict, ranges: bool = True) -> Operator:
     """Not, BitwiseNot: Y of type T from X, element by element."""
     op = Operator(name, primary="T")
-
-    def case(t, x):
-        return Case({"X": x}, {"Y": elementwise(rule, t.dtype, [x], [t.dtype], wraps=True)})
+    unary_semantics(op, rule)
 
     def make(example_name, shape):
         def example(v, t, rng):
-            return case(t, data(t, shape, rng))
+            return op.expect(v, {"X": data(t, shape, rng)})
 
         op.example(example, name=example_name)
 
@@ -392,6 +417,6 @@ def unary(name: str, rule: Rule, shapes: dict, ranges: bool = True) -> Operator:
     if ranges:
         @op.example
         def dtype_range(v, t, rng):
-            return case(t, as_type(t, bit_patterns(t.dtype)))
+            return op.expect(v, {"X": as_type(t, bit_patterns(t.dtype))})
 
     return op

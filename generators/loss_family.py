@@ -23,9 +23,10 @@ import mpmath
 import numpy as np
 
 from onnx_conformance.generators import accuracy
-from onnx_conformance.generators.case import Case, Declared, NotApplicable
+from onnx_conformance.generators.case import NotApplicable
 from onnx_conformance.generators.rounding import PREC, round_to
-from onnx_conformance.harness.dtypes import numpy_of
+from onnx_conformance.generators.semantics import Rejected, Undefined, attr
+from onnx_conformance.harness.dtypes import name_of_numpy, numpy_of
 
 REDUCTIONS = ("none", "sum", "mean")
 
@@ -48,10 +49,6 @@ def doc_data(shape, weight=None, ii_at=None, ii=None, seed=0):
     return x, target, w
 
 
-def _exact(x) -> list:
-    return [Fraction(float(e)) for e in np.asarray(x).reshape(-1)]
-
-
 def log_softmax_axis1(x: np.ndarray) -> list:
     """Log(Softmax(x)) along axis 1 at PREC bits, as nested [n][c][flat d] lists of mpf (shared:
     read them, never change them).
@@ -71,7 +68,7 @@ _LOG_SOFTMAX: dict = {}
 
 def _log_softmax_axis1(x: np.ndarray) -> list:
     n, c = x.shape[0], x.shape[1]
-    flat = x.reshape(n, c, -1)
+    flat = x.reshape(n, c, int(np.prod(x.shape[2:])))
     out = [[[None] * flat.shape[2] for _ in range(c)] for _ in range(n)]
     with mpmath.workprec(PREC):
         for i in range(n):
@@ -89,10 +86,10 @@ def loss(x, target, weight, reduction, ignore_index, type_name, log_prob=None):
 
     log_prob: None for NegativeLogLikelihoodLoss (the input is y), else y as log_softmax_axis1 gives it."""
     n, c = x.shape[0], x.shape[1]
-    flat_t = target.reshape(n, -1)
+    flat_t = target.reshape(n, int(np.prod(target.shape[1:])))
     dsize = flat_t.shape[1]
     if log_prob is None:
-        xs = x.reshape(n, c, -1)
+        xs = x.reshape(n, c, int(np.prod(x.shape[2:])))
         y = lambda i, k, d: Fraction(float(xs[i, k, d]))  # noqa: E731
     else:
         y = lambda i, k, d: log_prob[i][k][d]  # noqa: E731
@@ -161,52 +158,71 @@ def log_prob_tolerance(type_name, x):
     return tol
 
 
-def build(op, v, t, x, target, weight, reduction, ignore_index, with_log_prob=False, explicit=False):
-    """One case: inputs converted to the binding's types (T for input and weight, Tind for target).
-    `explicit`: state reduction even where it is the default 'mean' (as onnx's examples do)."""
-    if ignore_index is not None and not v.has_attribute("ignore_index"):
-        return NotApplicable(f"{op}-{v.since_version} has no ignore_index")
-    tt, ti = t["T"], t["Tind"]
-    xt = np.asarray(x).astype(numpy_of(tt))
-    tg = np.asarray(target).astype(numpy_of(ti))
-    wt = None if weight is None else np.asarray(weight).astype(numpy_of(tt))
-    sce = op == "SoftmaxCrossEntropyLoss"
-    lp = log_softmax_axis1(xt) if sce else None
-    out, tol = loss(xt, tg.astype(np.int64), wt, reduction, ignore_index, tt, log_prob=lp)
+def checked(v, attrs: dict, x: np.ndarray, target: np.ndarray, weight, rank_rule: str) -> tuple[str, int | None]:
+    """(reduction, ignore_index) after the rules both losses state: x of shape (N, C, d...) (`rank_rule`, the
+    input's description), the target of shape (N, d...) 'in range of [0, C)' or at ignore_index, a weight of size C;
+    reduction 'none', 'sum' or 'mean' (the default)."""
+    if x.ndim < 2:
+        raise Rejected(f"{rank_rule} (given rank {x.ndim})")
+    target_rule = v.schema.inputs[1].description
+    if target.shape != (x.shape[0], *x.shape[2:]):
+        raise Rejected(f"{target_rule} (input {x.shape}, target {target.shape})")
+    ignore_index = attrs.get("ignore_index") if v.has_attribute("ignore_index") else None
+    t = target.astype(np.int64)
+    outside = (t < 0) | (t >= x.shape[1])
+    if ignore_index is not None:
+        outside &= t != ignore_index
+    if outside.any():
+        raise Rejected(target_rule)
+    if weight is not None and weight.shape != (x.shape[1],):
+        raise Rejected(v.schema.inputs[2].description)
+    reduction = attr(attrs, "reduction", "mean")
+    if reduction not in REDUCTIONS:
+        raise Rejected(f"reduction: {v.schema.attributes['reduction'].description} (given {reduction!r})")
+    return reduction, ignore_index
+
+
+def reduced(x, target, weight, reduction, ignore_index, log_prob=None) -> np.ndarray:
+    """The loss in x's type (`loss`); 'mean' over a zero sum of the weights taken (every target ignored, or
+    zero weights) divides zero by zero: no value."""
+    out, _ = loss(x, target.astype(np.int64), weight, reduction, ignore_index, name_of_numpy(x.dtype), log_prob)
     if out is None:
-        return NotApplicable("every target is ignored: 'mean' divides by a zero sum of weights")
+        raise Undefined("'mean' with every target ignored (or weighted 0): the sum of the weights taken is 0")
+    return out
+
+
+def loss_tolerance(x, target, weight, reduction, ignore_index, log_prob=None) -> dict:
+    """The tolerance `loss` gives the same value."""
+    _, tol = loss(x, target.astype(np.int64), weight, reduction, ignore_index, name_of_numpy(x.dtype), log_prob)
+    return tol
+
+
+def typed(t, x, target, weight):
+    """The example's data in the binding's types (T for input and weight, Tind for target)."""
+    tt, ti = t["T"], t["Tind"]
+    return (np.asarray(x).astype(numpy_of(tt)), np.asarray(target).astype(numpy_of(ti)),
+            None if weight is None else np.asarray(weight).astype(numpy_of(tt)))
+
+
+def loss_attrs(v, reduction, ignore_index, explicit=False) -> dict | NotApplicable:
+    """The attributes of an example: reduction stated unless it is the default 'mean' (`explicit`: stated anyway,
+    as onnx's examples do), ignore_index where given (and the version has it)."""
+    if ignore_index is not None and not v.has_attribute("ignore_index"):
+        return NotApplicable(f"{v.op}-{v.since_version} has no ignore_index")
     attrs = {}
     if reduction != "mean" or explicit:
         attrs["reduction"] = reduction
     if ignore_index is not None:
         attrs["ignore_index"] = int(ignore_index)
-    if sce:
-        inputs = {"scores": xt, "labels": tg, "weights": wt}
-        outputs = {"output": out}
-        if with_log_prob:
-            outputs["log_prob"] = log_prob_array(lp, xt.shape, tt)
-            # one tolerance for both outputs: the larger of the two
-            lt = log_prob_tolerance(tt, xt)
-            tol = {"ulp": max(tol["ulp"], lt["ulp"]), "atol": max(tol.get("atol", 0.0), lt["atol"])}
-    else:
-        inputs = {"input": xt, "target": tg, "weight": wt}
-        outputs = {"loss": out}
-    return Case(inputs, outputs, attrs, tolerance=tol)
+    return attrs
 
 
-def rejection_rank1(op, v):
-    """input: 'Input tensor of shape (N, C) or (N, C, d1, d2, ..., dk)': a 1-D input breaks it."""
-    x = np.zeros(5, np.float32)
-    t = np.zeros(1, np.int64)
-    if op == "SoftmaxCrossEntropyLoss":
-        inputs = {"scores": x, "labels": t}
-        outputs = {"output": Declared("float", ())}
-        rule = "scores: The predicted outputs with shape [batch_size, class_size], or [batch_size, class_size, D1, D2 , ..., Dk]"
-    else:
-        inputs = {"input": x, "target": t}
-        outputs = {"loss": Declared("float", ())}
-        rule = "input: Input tensor of shape (N, C) or (N, C, d1, d2, ..., dk)"
-    return Case(inputs, outputs, {}, error=f"{rule} (given rank 1)")
+ALL_IGNORED = "every target is ignored: 'mean' divides by a zero sum of weights"
+
+
+def rank1_data():
+    """A 1-D input (breaking 'shape (N, C) or (N, C, d1, d2, ..., dk)') and a target of one element."""
+    return np.zeros(5, np.float32), np.zeros(1, np.int64)
 
 
 def doc_types(t):

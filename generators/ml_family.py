@@ -1,5 +1,6 @@
-"""What the ai.onnx.ml operators share: FLOAT attributes as the float32 they hold, the scores'
-post transforms, exact linear algebra over attribute weights, one rounding to the output type."""
+"""What the ai.onnx.ml operators share: FLOAT attributes as the float32 they hold, the 'one and only one
+of' attribute rule, the scores' post transforms, the SVM kernels, exact linear algebra over attribute weights,
+one rounding to the output type."""
 
 from __future__ import annotations
 
@@ -12,15 +13,22 @@ from onnx_conformance.generators import values
 from onnx_conformance.generators.accuracy import budget
 from onnx_conformance.generators.case import Operator
 from onnx_conformance.generators.rounding import PREC, exact, round_to
+from onnx_conformance.generators.semantics import Rejected, Undefined, attr
 from onnx_conformance.harness.dtypes import numpy_of
 
 ML = "ai.onnx.ml"
 
-POST_TRANSFORMS = ("NONE", "SOFTMAX", "LOGISTIC", "SOFTMAX_ZERO", "PROBIT")
-
 
 def ml_operator(name: str, **kw) -> Operator:
     return Operator(name, domain=ML, **kw)
+
+
+def one_of(attrs: dict, names, sentence: str) -> str:
+    """The one attribute of `names` the node sets; the spec's 'One and only one of ...' (sentence) otherwise."""
+    given = [n for n in names if attrs.get(n) is not None]
+    if len(given) != 1:
+        raise Rejected(sentence)
+    return given[0]
 
 
 def f32(x) -> Fraction:
@@ -62,7 +70,8 @@ def transform_row(row: list, kind: str) -> list:
     if kind == "NONE":
         return list(row)
     with mpmath.workprec(PREC):
-        m = [mpmath.mpf(x.numerator) / x.denominator for x in row]
+        m = [mpmath.mpf(x) if isinstance(x, (float, mpmath.mpf)) else mpmath.mpf(x.numerator) / x.denominator
+             for x in row]
         if kind == "LOGISTIC":
             return [1 / (1 + mpmath.exp(-x)) for x in m]
         if kind == "PROBIT":
@@ -72,6 +81,62 @@ def transform_row(row: list, kind: str) -> list:
         e = [mpmath.exp(x - top) if k else mpmath.mpf(0) for x, k in zip(m, keep)]
         s = sum(e)
         return [x / s for x in e]
+
+
+def post_transformed(v, attrs: dict, rows: list[list]) -> list[list]:
+    """post_transform (default 'NONE'), 'One of 'NONE,' 'SOFTMAX,' 'LOGISTIC,' 'SOFTMAX_ZERO,' or 'PROBIT'', over
+    each row of scores; PROBIT, the normal quantile, has no value for a score outside [0, 1]."""
+    kind = attr(attrs, "post_transform", "NONE")
+    if kind not in ("NONE", "SOFTMAX", "LOGISTIC", "SOFTMAX_ZERO", "PROBIT"):
+        raise Rejected(f"post_transform: {v.schema.attributes['post_transform'].description} (given {kind!r})")
+    if kind == "PROBIT" and any(not 0 <= x <= 1 for row in rows for x in row):
+        raise Undefined("PROBIT of a score outside [0, 1]: the normal quantile of a probability has no value there")
+    return [transform_row(row, kind) for row in rows]
+
+
+def svm_kernel(kind: str, x: list, sv: list, gamma, coef0, degree: int):
+    """kernel_params are 'gamma, coef0, and degree, in that order': LINEAR x.sv, POLY (gamma x.sv + coef0)^degree,
+    RBF exp(-gamma |x - sv|^2), SIGMOID tanh(gamma x.sv + coef0) (libsvm's kernels, whose fields the attributes
+    name); exact (Fraction) for LINEAR and POLY, at mpmath's working precision for RBF and SIGMOID."""
+    dot = sum((a * b for a, b in zip(x, sv)), Fraction(0))
+    if kind == "LINEAR":
+        return dot
+    if kind == "POLY":
+        return (gamma * dot + coef0) ** degree
+    q = (lambda f: mpmath.mpf(f.numerator) / f.denominator)
+    if kind == "RBF":
+        return mpmath.exp(-q(gamma) * q(sum((a - b) ** 2 for a, b in zip(x, sv))))
+    return mpmath.tanh(q(gamma * dot + coef0))
+
+
+def svm_kernel_params(v, attrs: dict) -> tuple[str, Fraction, Fraction, int]:
+    """kernel_type (default 'LINEAR', 'one of 'LINEAR,' 'POLY,' 'RBF,' 'SIGMOID'') and kernel_params as the float32
+    they hold ('Zero if unused for the kernel'; left out: zeros); a non-integral degree has no stated power."""
+    kind = attr(attrs, "kernel_type", "LINEAR")
+    if kind not in ("LINEAR", "POLY", "RBF", "SIGMOID"):
+        raise Rejected(f"kernel_type: {v.schema.attributes['kernel_type'].description} (given {kind!r})")
+    params = list(attr(attrs, "kernel_params", [0.0, 0.0, 0.0]))
+    if len(params) != 3:
+        raise Rejected(f"kernel_params: {v.schema.attributes['kernel_params'].description}")
+    gamma, coef0, degree = (f32(e) for e in params)
+    if kind == "POLY" and degree.denominator != 1:
+        raise Undefined(f"POLY with the non-integral degree {float(degree)}: no power is stated")
+    return kind, gamma, coef0, int(degree)
+
+
+def top_class(row: list) -> int | None:
+    """The index of the largest score, None on a tie (no classifier's schema names a label for a tie)."""
+    best = max(row)
+    return row.index(best) if sum(1 for e in row if e == best) == 1 else None
+
+
+def rows_of(v, x: np.ndarray) -> np.ndarray:
+    """X as [N, C]: a [C] X is one row; 'Data to be classified/regressed' of another rank is rejected."""
+    if x.ndim == 1:
+        return x.reshape(1, -1)
+    if x.ndim != 2:
+        raise Rejected(f"X: {v.schema.inputs[0].description.rstrip('.')}: [N, C] or [C] (given rank {x.ndim})")
+    return x
 
 
 def transform_tolerance(kind: str, type_name: str, n: int, magnitude: float) -> dict | None:
@@ -91,11 +156,6 @@ def transform_tolerance(kind: str, type_name: str, n: int, magnitude: float) -> 
     return out
 
 
-def probit_ok(row: list) -> bool:
-    """PROBIT of a score outside (0, 1) is infinite or undefined: the examples keep scores inside."""
-    return all(0 < x < 1 for x in row)
-
-
 def linear(x: np.ndarray, coefficients: list, intercepts: list | None, k: int) -> list[list]:
     """Each row of X against k contiguous coefficient sets, plus the intercepts: exact scores."""
     n, c = x.shape
@@ -113,11 +173,6 @@ def magnitude(x: np.ndarray, coefficients: list, intercepts: list | None, k: int
     b = [abs(f32(e)) for e in intercepts] if intercepts else [0] * k
     return float(max(sum(abs(ex[r * c + j]) * w[i * c + j] for j in range(c)) + b[i]
                      for r in range(n) for i in range(k)))
-
-
-def scores_case_values(rows: list[list], kind: str) -> list:
-    """Transformed scores, flat, ready for `rounded`."""
-    return [e for row in rows for e in transform_row(row, kind)]
 
 
 # coefficients small enough that PROBIT's scores stay in (0, 1) for inputs in [-4, 4]

@@ -33,7 +33,7 @@ NARROW = ("float16", "bfloat16")
 DEFAULT_EPSILON = 1e-5
 
 
-def attr(x: float) -> Fraction:
+def float_attr(x: float) -> Fraction:
     """A FLOAT attribute's value: the float32 nearest to the written number, exactly."""
     return Fraction(float(np.float32(x)))
 
@@ -57,15 +57,20 @@ def ex(x: np.ndarray) -> np.ndarray:
     return exact_array(np.asarray(x))
 
 
+def per_element(total, n: int):
+    """A sum over n elements divided by n; over no element 0 / 0, NaN as IEEE 754 has it."""
+    return total / n if n else math.nan
+
+
 def mean_var(x: np.ndarray, axes: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, int]:
     """Exact mean and population variance (sum((x - mean)^2) / n) over axes, kept as size-1 dims,
     and n. x: exact object array; a NaN or an infinity (a Python float) follows IEEE 754 through
     the sums (Fraction and float arithmetic give a float): a group holding one has a NaN variance."""
     n = int(np.prod([x.shape[a] for a in axes], dtype=np.int64)) if axes else 1
     s = np.sum(x, axis=axes, keepdims=True) if axes else x.copy()
-    mean = np.vectorize(lambda e: e / n, otypes=[object])(s)
+    mean = np.vectorize(lambda e: per_element(e, n), otypes=[object])(s)
     d = x - mean
-    var = np.vectorize(lambda e: e / n, otypes=[object])(np.sum(d * d, axis=axes, keepdims=True))
+    var = np.vectorize(lambda e: per_element(e, n), otypes=[object])(np.sum(d * d, axis=axes, keepdims=True))
     return mean, var, n
 
 
@@ -113,7 +118,8 @@ def scaled_magnitude(x_ex, mean, inv, scale_ex, bias_ex, axes, stats: bool = Fal
     n = int(np.prod([x_ex.shape[a] for a in axes], dtype=np.int64)) if axes else 1
     with mpmath.workprec(PREC):
         absx = np.vectorize(lambda e: abs(mp(e)), otypes=[object])(x_ex)
-        group = (np.sum(absx, axis=axes, keepdims=True) if axes else absx) / n
+        group = np.vectorize(lambda e: per_element(e, n), otypes=[object])(
+            np.sum(absx, axis=axes, keepdims=True) if axes else absx)
         d = np.vectorize(lambda e: abs(mp(e)), otypes=[object])(x_ex - mean)
         m = (d + group) * np.vectorize(lambda e: abs(e), otypes=[object])(inv)
         m = m * np.vectorize(lambda e: abs(mp(e)), otypes=[object])(scale_ex)
@@ -157,6 +163,14 @@ def root_steps(type_name: str) -> int:
     s = budget("sqrt", type_name)
     d = budget("div", type_name)
     return (s["ulp"] if s else 0) + (d["ulp"] if d else 0)
+
+
+def broadcasts_to(shape, target) -> bool:
+    """Whether `shape` is unidirectionally broadcastable to `target` (Scale and B of the layer-wise norms):
+    right-aligned, each dimension 1 or equal, no more dimensions than the target."""
+    if len(shape) > len(target):
+        return False
+    return all(d in (1, e) for d, e in zip(reversed(shape), reversed(target)))
 
 
 def stash_of(type_name: str) -> int:

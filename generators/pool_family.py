@@ -10,13 +10,14 @@ window may reach there). Each version's own text decides:
 - a last window that would start in the right padding (ceil_mode): the version 22 text says
   "Sliding windows that would start in the right padded region are ignored."; earlier versions
   count such a window in their output shape but give it no value (every position is padding, so
-  max "exclude pad" and an average "exclude pad" have no elements): no case is emitted there;
+  max "exclude pad" and an average "exclude pad" have no elements): Undefined, no case emitted;
 - version 11's text (AveragePool 11-18, MaxPool 10-21 before 19/22 rewrote it) gives with ceil_mode
   disabled SAME: floor(in / stride) and VALID: floor((in - dilated kernel + 1) / stride), while its
   auto_pad attribute says `output_shape[i] = ceil(input_shape[i] / strides[i])`: where the two
-  differ for a case, the versions contradict themselves and no case is emitted.
+  differ for a case, the versions contradict themselves: Undefined, no case emitted.
 
-Values are exact (Python ints, Fractions; NaN and infinities as floats) and rounded once.
+Each operator's semantics function reads its windows from `pooling_windows` (the attributes' rules
+checked there, Rejected quoting them) and reduces them here. Values are exact (Python ints, Fractions; NaN and infinities as floats) and rounded once.
 """
 
 from __future__ import annotations
@@ -31,17 +32,16 @@ import numpy as np
 
 from onnx_conformance.generators import values
 from onnx_conformance.generators.accuracy import accumulation, budget
-from onnx_conformance.generators.case import Case, Declared, NotApplicable
+from onnx_conformance.generators.case import Declared, NotApplicable
+from onnx_conformance.generators.linalg_family import to_type
 from onnx_conformance.generators.rounding import PREC, exact
+from onnx_conformance.generators.semantics import Rejected, Undefined, attr
+from onnx_conformance.harness.dtypes import name_of_numpy
 
 IGNORED = "Sliding windows that would start in the right padded region are ignored."
 FLOOR_SAME = "floor(input_spatial_shape[i] / strides_spatial_shape[i])"
 EXCLUSIVE = "This attribute cannot be used simultaneously with auto_pad attribute."
 NON_NEGATIVE = "it can take any value greater than or equal to 0"
-
-
-class Undefined(Exception):
-    """The spec gives this configuration no value (the message quotes why)."""
 
 
 @dataclass
@@ -77,7 +77,8 @@ def axis(v, n: int, k: int, s: int, d: int, pb: int, pe: int, ceil_mode: int, au
     else:
         span = n + pb + pe - dk
         if span < 0:
-            raise Undefined("the dilated kernel is larger than the padded input")
+            raise Rejected("Y: 'Dimensions will vary based on various kernel, stride, and pad sizes': a dilated "
+                           "kernel larger than the padded input leaves no window")
         out = -(-span // s) + 1 if ceil_mode else span // s + 1
         if ceil_mode and out > 1 and (out - 1) * s - pb >= n:
             if IGNORED in v.doc:
@@ -175,39 +176,57 @@ def average(x, shape, wins, count_include_pad: int):
 
 def maximum(x, shape, wins, storage_order: int = 0):
     """The largest element of each window, padding excluded, and its index in the input taken as a
-    flat row-major tensor (storage_order 1: the spatial index column-major, for N = C = 1).
-    The index is None where a window's maximum is tied: the spec names no index for ties."""
+    flat row-major tensor ('The indices are computed as flatten 1-D tensor, and the indices do not
+    consider padding'); storage_order 1 ('1 is column major'): the spatial index column-major, which the
+    spec pins only for N = C = 1. A zero maximum keeps its sign: -0 where every zero among the window's
+    largest is -0 (+0 is the larger of the two). The index is None where the spec names none: a window
+    whose maximum is tied, or storage_order 1 with several images or channels. A NaN has no rank:
+    Undefined."""
     index = np.empty((*x.shape[:2], *shape), dtype=np.int64)
     dims = x.shape
-    tied = []
+    unnamed = [storage_order and dims[0] * dims[1] > 1]
 
     def reduce(xs, w, where):
         if not xs:
             raise Undefined("a window holds no element of the input")
+        if any(isinstance(e, float) and math.isnan(e) for e in xs):
+            raise Undefined("a window holds NaN: the spec does not say how NaN ranks in a maximum")
         best = max(range(len(xs)), key=lambda i: xs[i])
-        if sum(1 for e in xs if e == xs[best]) > 1:
-            tied.append(where[best])
+        ties = [i for i, e in enumerate(xs) if e == xs[best]]
+        if len(ties) > 1:
+            unnamed[0] = True
+        value = xs[best]
+        if value == 0 and values.is_float(name_of_numpy(x.dtype)):
+            negative = [i for i in ties if math.copysign(1.0, float(x[where[i]])) < 0]
+            if len(negative) == len(ties):
+                value = -0.0
+            else:
+                best = next(i for i in ties if i not in negative)
         at = where[best]
         if storage_order:
-            assert dims[0] == dims[1] == 1
             flat, stride = 0, 1
             for p, dmax in zip(at[2:], dims[2:]):
                 flat += p * stride
                 stride *= dmax
         else:
             flat = int(np.ravel_multi_index(at, dims))
-        return xs[best], flat
+        return value, flat
 
     pairs = pool(x, shape, wins, reduce)
     y = np.empty(pairs.shape, dtype=object)
     for idx in np.ndindex(*pairs.shape):
         y[idx], index[idx] = pairs[idx]
-    return y, (None if tied else index)
+    return y, (None if unnamed[0] else index)
 
 
 def lp(x, shape, wins, p):
-    """(sum over the window of |x|^p)^(1/p), padding adding nothing; exact sum, one mpmath root.
+    """(sum over the window of |x|^p)^(1/p), padding adding nothing; for an integer p the sum exact and one
+    mpmath root, for a fractional p (LpPool-1's FLOAT p) the powers in mpmath at PREC bits.
     Returns (result as mpmath/Fraction, largest window, largest result)."""
+    if p <= 0:
+        raise Undefined(f"p = {p}: the Lp norm is a norm for p >= 1, and the spec gives no value for p <= 0")
+    whole = float(p).is_integer()
+    p = int(p) if whole else p
     biggest = [0.0]
 
     def reduce(xs, w, _):
@@ -215,12 +234,18 @@ def lp(x, shape, wins, p):
             raise Undefined("a window holds no element of the input")
         if any(isinstance(e, float) for e in xs):
             return math.nan if any(math.isnan(e) for e in xs if isinstance(e, float)) else math.inf
-        s = sum((abs(e) ** p for e in xs), Fraction(0))
-        if p == 1:
-            r = s
-        else:
+        if not whole:
             with mpmath.workprec(PREC):
-                r = mpmath.root(mpmath.mpf(s.numerator) / s.denominator, p)
+                total = sum((mpmath.power(abs(mpmath.mpf(e.numerator) / e.denominator), p) for e in xs),
+                            mpmath.mpf(0))
+                r = mpmath.power(total, 1 / mpmath.mpf(p))
+        else:
+            s = sum((abs(e) ** p for e in xs), Fraction(0))
+            if p == 1:
+                r = s
+            else:
+                with mpmath.workprec(PREC):
+                    r = mpmath.root(mpmath.mpf(s.numerator) / s.denominator, p)
         biggest[0] = max(biggest[0], float(r))
         return r
 
@@ -233,6 +258,43 @@ def lp_tolerance(type_name: str, n: int, largest: float, p: int):
     by 1/p of that; plus the root's own budget (sqrt for p = 2, pow otherwise)."""
     after = 0 if p == 1 else (budget("sqrt" if p == 2 else "pow", type_name) or {}).get("ulp", 0)
     return accumulation(type_name, n, largest, after=after)
+
+
+def pooled(y: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Exact (or mpmath) window results rounded once to X's element type T."""
+    return to_type(y, name_of_numpy(x.dtype))
+
+
+def pooling_windows(v, attrs: dict, x: np.ndarray):
+    """The output spatial shape and per output index the Window of a windowed pool node (AveragePool,
+    MaxPool, LpPool) on X, the attributes checked against their rules: kernel_shape 'The size of the
+    kernel along each axis', pads 'it can take any value greater than or equal to 0' and 'cannot be
+    used simultaneously with auto_pad attribute', auto_pad one of NOTSET, SAME_UPPER, SAME_LOWER, VALID;
+    the version's own text decides the output shape (see `axis`)."""
+    if x.ndim < 3:
+        raise Rejected("X: '(N x C x D1 x D2 ... Dn)'")
+    nd = x.ndim - 2
+    kernel = attrs.get("kernel_shape")
+    if kernel is None or len(kernel) != nd or any(k < 1 for k in kernel):
+        raise Rejected("kernel_shape: 'The size of the kernel along each axis.'")
+    auto_pad = attr(attrs, "auto_pad", "NOTSET")
+    pads = attrs.get("pads")
+    if auto_pad not in ("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"):
+        raise Rejected("auto_pad: 'auto_pad must be either NOTSET, SAME_UPPER, SAME_LOWER or VALID.'")
+    if pads is not None and auto_pad != "NOTSET":
+        raise Rejected(f"pads: '{EXCLUSIVE}'")
+    if pads is not None and any(p < 0 for p in pads):
+        raise Rejected(f"pads: '{NON_NEGATIVE}'")
+    strides = list(attr(attrs, "strides", [1] * nd))
+    dilations = list(attr(attrs, "dilations", [1] * nd))
+    if (pads is not None and len(pads) != 2 * nd) or len(strides) != nd or len(dilations) != nd:
+        raise Rejected("strides, dilations: one value 'along each spatial axis'; pads: "
+                       "'[x1_begin, x2_begin...x1_end, x2_end,...]'")
+    if any(s < 1 for s in strides) or any(d < 1 for d in dilations):
+        raise Rejected("strides and dilations: a step of at least 1 'along each spatial axis'")
+    shape, wins, _ = windows(v, x.shape[2:], list(kernel), strides, pads, dilations, attr(attrs, "ceil_mode", 0),
+                             auto_pad)
+    return shape, wins
 
 
 # ---------------------------------------------------------------------------------------------
@@ -265,10 +327,6 @@ def with_infinities(t, shape, rng) -> np.ndarray:
 # attributes
 
 
-POOL_ATTRS = ("auto_pad", "kernel_shape", "strides", "pads", "dilations", "ceil_mode",
-              "count_include_pad", "storage_order", "p")
-
-
 def attributes(v, given: dict) -> dict | NotApplicable:
     """The attributes set (None left out); NotApplicable when the version lacks one."""
     out = {}
@@ -281,22 +339,22 @@ def attributes(v, given: dict) -> dict | NotApplicable:
     return out
 
 
-def rejection_pads_with_auto_pad(v, t, x, output: str, **attrs):
+def rejection_pads_with_auto_pad(operator, v, t, x, output: str, **attrs):
     """pads together with auto_pad SAME_UPPER: 'This attribute cannot be used simultaneously with auto_pad attribute.'"""
     nd = x.ndim - 2
     a = attributes(v, dict(attrs, auto_pad="SAME_UPPER", pads=[1] * (2 * nd)))
     if isinstance(a, NotApplicable):
         return a
-    return Case({"X": x}, {output: Declared(t.dtype, [None] * x.ndim)}, a, error=f"pads: '{EXCLUSIVE}'")
+    return operator.reject(v, {"X": x}, a, {output: Declared(t.dtype, [None] * x.ndim)})
 
 
-def rejection_negative_pads(v, t, x, output: str, **attrs):
+def rejection_negative_pads(operator, v, t, x, output: str, **attrs):
+    """pads of -1: 'it can take any value greater than or equal to 0'."""
     nd = x.ndim - 2
     a = attributes(v, dict(attrs, pads=[-1] * (2 * nd)))
     if isinstance(a, NotApplicable):
         return a
-    return Case({"X": x}, {output: Declared(t.dtype, [None] * x.ndim)}, a,
-                error=f"pads: '{NON_NEGATIVE}'")
+    return operator.reject(v, {"X": x}, a, {output: Declared(t.dtype, [None] * x.ndim)})
 
 
 def padding_rejections(operator) -> None:
@@ -306,11 +364,11 @@ def padding_rejections(operator) -> None:
 
     @operator.rejection
     def pads_with_auto_pad(v, t, rng):
-        return rejection_pads_with_auto_pad(v, t, random(t, (1, 1, 4, 4), rng), "Y", kernel_shape=[2, 2])
+        return rejection_pads_with_auto_pad(operator, v, t, random(t, (1, 1, 4, 4), rng), "Y", kernel_shape=[2, 2])
 
     @operator.rejection
     def negative_pads(v, t, rng):
-        return rejection_negative_pads(v, t, random(t, (1, 1, 4, 4), rng), "Y", kernel_shape=[2, 2])
+        return rejection_negative_pads(operator, v, t, random(t, (1, 1, 4, 4), rng), "Y", kernel_shape=[2, 2])
 
     operator.reference_differs(
         r"^pads_with_auto_pad float: reference evaluator returned outputs",

@@ -1,12 +1,15 @@
-"""Quantization and integer linear algebra: exact oracles of QuantizeLinear, DequantizeLinear,
-DynamicQuantizeLinear, MatMulInteger, QLinearMatMul, ConvInteger and QLinearConv.
+"""Quantization and integer linear algebra: what the semantics functions of QuantizeLinear, DequantizeLinear,
+DynamicQuantizeLinear, MatMulInteger, QLinearMatMul, ConvInteger and QLinearConv share (the element rules,
+the granularity of a scale and zero point, numpy.matmul's shapes, the convolution's geometry).
 
 Every value is exact (Python int / Fraction); a result is rounded once: to an integer half to
 even ("For (x / y_scale), it rounds to the nearest even") and then saturated to the integer type's
 range, or rounded once to a float8/float6/float4 target by `rounding.round_to` under the
 version's `saturate` attribute. Where a version names the precision of an intermediate step (the
 division in `y_scale`'s type from QuantizeLinear-23, the multiplication in the output type of
-DequantizeLinear-23), that step rounds to that type first, as the spec says.
+DequantizeLinear-23), that step rounds to that type first, as the spec says. Where the spec gives no
+value (a NaN quantized to an integer, an integer division's rounding, an int32 accumulation that
+overflows) the functions raise `Undefined`; where inputs break a stated rule, `Rejected`.
 
 Data is chosen so that the intermediate steps the spec leaves open are exact in every reading:
 scales are powers of two (exact in every float type, float8e8m0 included) wherever the example is
@@ -24,6 +27,7 @@ import numpy as np
 from onnx_conformance.generators import values
 from onnx_conformance.generators.case import Operator
 from onnx_conformance.generators.rounding import exact, round_to
+from onnx_conformance.generators.semantics import Rejected, Undefined, attr
 from onnx_conformance.harness.dtypes import elem_type_of, name_of_numpy, numpy_of
 
 FLOAT8 = ("float8e4m3fn", "float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz")
@@ -93,23 +97,7 @@ def elem(type_name: str) -> int:
 
 
 # ---------------------------------------------------------------------------------------------
-# granularity: a scale / zero point expanded to the input's shape
-
-
-def expand(p: np.ndarray, shape: tuple, axis: int | None, block_size: int = 0) -> np.ndarray:
-    """The parameter (scale or zero point) each element of a tensor of `shape` uses: per tensor
-    (a scalar, or a 1-element tensor), per axis (1-D of the axis' length), or blocked (the input's
-    rank, 'ceil(Di/B)' along axis, every scale replicated B times)."""
-    p = np.asarray(p, dtype=object)
-    if p.ndim == 0 or (p.size == 1 and not block_size):
-        return np.full(shape, p.reshape(-1)[0], dtype=object)
-    axis = axis % len(shape)
-    if block_size:
-        rep = np.repeat(p, block_size, axis=axis)
-        return np.take(rep, range(shape[axis]), axis=axis)
-    view = [1] * len(shape)
-    view[axis] = shape[axis]
-    return np.broadcast_to(p.reshape(view), shape)
+# block_size's range
 
 
 def block_range(d: int, s: int) -> tuple[int, int]:
@@ -125,36 +113,111 @@ def block_range(d: int, s: int) -> tuple[int, int]:
 
 def quantize_one(x, scale, zp, out: str, div_type: str | None, saturate: bool = True):
     """y = saturate((x / y_scale) + y_zero_point), the division rounded to div_type where the
-    version names its precision; integers: half to even, then clamp; small floats: round_to."""
+    version names its precision; integers: half to even, then clamp; small floats: round_to.
+    A quotient beyond the division's precision is +-inf there (IEEE 754), and saturates like any
+    other; a NaN has no integer value, and an integer division's rounding is not stated."""
+    if isinstance(scale, float) or scale == 0:
+        raise Undefined("x / y_scale with a y_scale of 0, NaN or infinity has no finite value")
     if isinstance(x, float):  # NaN, inf, -0.0
-        if x == 0:
-            q = Fraction(0)
-        else:
-            raise ValueError("quantize oracle: x must be finite")
+        q = Fraction(0) if x == 0 else (x if math.isnan(x) else math.copysign(math.inf, x * float(scale)))
     else:
         q = Fraction(x) / Fraction(scale)
-    if div_type is not None and not values.is_int(div_type):
-        r = round_to(q, div_type)
-        q = exact(float(r.astype(np.float64)))
-        if not isinstance(q, Fraction):
-            raise ValueError("quantize oracle: the division overflows its precision")
+    if div_type is not None and isinstance(q, Fraction):
+        if values.is_int(div_type):
+            if q.denominator != 1:
+                raise Undefined(f"x / y_scale in {div_type}: the spec does not say how an integer division rounds")
+        else:
+            q = exact(float(round_to(q, div_type).astype(np.float64)))
+    if isinstance(zp, float) and zp != 0:  # a NaN or infinite zero point of a small float type
+        q = float(q) + zp
     if values.is_int(out):
+        if isinstance(q, float):
+            if math.isnan(q):
+                raise Undefined("x / y_scale is NaN: 'saturate' gives it no integer value")
+            return values.int_range(out)[1 if q > 0 else 0]
         return clamp(rne(q) + int(zp), out)
     z = Fraction(zp) if not isinstance(zp, float) else Fraction(0)
     neg_zero = isinstance(x, float) and x == 0 and z == 0
     if neg_zero:
         return -0.0
-    return float(round_to(q + z, out, saturate=saturate).astype(np.float64))
+    total = q if isinstance(q, float) else q + z
+    return float(round_to(total, out, saturate=saturate).astype(np.float64))
 
 
-def dequantize_one(x, scale, zp, out: str):
-    """y = (x - x_zero_point) * x_scale, rounded once to the output type (data keeps every
-    step exact in it, so the output type's own arithmetic gives the same)."""
-    if isinstance(x, float) or isinstance(scale, float):
-        f = (float(x) - float(zp)) * float(scale)
-        return float(round_to(f, out).astype(np.float64))
-    d = Fraction(x) - Fraction(zp)
-    return float(round_to(d * Fraction(scale), out).astype(np.float64))
+def dequantize_one(x, scale, zp, out: str, in_out: bool = False):
+    """y = (x - x_zero_point) * x_scale, rounded once to the output type. `in_out` (DequantizeLinear-23
+    on, 'The output type also determines the precision of the multiplication operation'): the
+    multiplication's operands, x - x_zero_point and x_scale, are first rounded to the output type."""
+    def rounded(e):
+        return float(round_to(e, out).astype(np.float64)) if in_out else e
+
+    if isinstance(x, float) or isinstance(scale, float) or isinstance(zp, float):  # IEEE 754: NaN, inf, -0.0
+        d, s = rounded(float(x) - float(zp)), rounded(float(scale))
+        return float(round_to(d * s, out).astype(np.float64))
+    d, s = exact(rounded(Fraction(x) - Fraction(zp))), exact(rounded(Fraction(scale)))
+    if isinstance(d, float) or isinstance(s, float):  # an operand beyond the output type: +-inf there
+        return float(round_to(float(d) * float(s), out).astype(np.float64))
+    return float(round_to(d * s, out).astype(np.float64))
+
+
+# ---------------------------------------------------------------------------------------------
+# QuantizeLinear and DequantizeLinear: each element's scale and zero point
+
+
+def axis_in_range(v, axis: int, rank: int) -> int:
+    """axis: 'Accepted range is [-r, r-1] where r = rank(input)'; a negative one counts from the back."""
+    if not -rank <= axis < rank:
+        raise Rejected(f"axis: '{' '.join(v.schema.attributes['axis'].description.split())}' (axis {axis}, rank {rank})")
+    return axis % rank
+
+
+def per_element(v, x_shape: tuple, scale: np.ndarray, zp, attrs: dict, scale_name: str, zp_name: str):
+    """The scale and zero point (exact values) of every element of x, by the granularity the scale's shape
+    gives: per tensor (a scalar; a 1-element 1-D tensor reads the same), per axis ('a 1-D tensor of
+    length Di'), or blocked (block_size > 0: 'y_scale shape is (D0, ..., ceil(Di/B), ..., Dn)', the block
+    size in '[ceil(Di/Si), ceil(Di/(Si-1))-1]'). The zero point 'must have the same shape' as the scale;
+    left out, it is 0."""
+    scale = np.asarray(scale)
+    formals = {i.name: " ".join(i.description.split()) for i in v.schema.inputs}
+    if zp is not None and np.shape(zp) != scale.shape:
+        raise Rejected(f"{zp_name}: '{formals[zp_name]}' ({zp_name} {np.shape(zp)}, {scale_name} {scale.shape})")
+    block = attr(attrs, "block_size", 0) if v.has_attribute("block_size") else 0
+    axis = attr(attrs, "axis", 1)
+    rank = len(x_shape)
+    s = exact_values(scale)
+    z = exact_values(zp) if zp is not None else np.zeros(scale.shape, dtype=object)
+    if block < 0:
+        raise Rejected("block_size: 'The block size is a positive integer.'")
+    if not block:
+        if scale.size == 1 and scale.ndim <= 1:
+            return np.full(x_shape, s.reshape(-1)[0], dtype=object), np.full(x_shape, z.reshape(-1)[0], dtype=object)
+        if not v.has_attribute("axis") or scale.ndim != 1:
+            raise Rejected(f"{scale_name}: '{formals[scale_name]}' ({scale_name} {scale.shape})")
+        axis = axis_in_range(v, axis, rank)
+        if scale.shape[0] != x_shape[axis]:
+            raise Rejected(per_axis_rule(v, scale_name))
+        view = [1] * rank
+        view[axis] = x_shape[axis]
+        return np.broadcast_to(s.reshape(view), x_shape), np.broadcast_to(z.reshape(view), x_shape)
+    axis = axis_in_range(v, axis, rank) if rank else 0
+    if scale.ndim != rank or any(a != b for k, (a, b) in enumerate(zip(scale.shape, x_shape)) if k != axis):
+        raise Rejected(f"{scale_name}: '{formals[scale_name]}' ({scale_name} {scale.shape}, x {tuple(x_shape)})")
+    if rank:
+        lo, hi = block_range(x_shape[axis], scale.shape[axis]) if scale.shape[axis] else (0, 0)
+        if not (x_shape[axis] == 0 if scale.shape[axis] == 0 else lo <= block <= hi):
+            raise Rejected(BLOCK_RULE)
+        s = np.take(np.repeat(s, block, axis=axis), range(x_shape[axis]), axis=axis)
+        z = np.take(np.repeat(z, block, axis=axis), range(x_shape[axis]), axis=axis)
+    return s, z
+
+
+BLOCK_RULE = "block_size: 'the accepted range is [ceil(Di/Si), ceil(Di/(Si-1))-1]'"
+
+
+def per_axis_rule(v, scale_name: str) -> str:
+    """The version's sentence for a per-axis scale: a 1-D tensor of the axis' length."""
+    return (v.sentence(r"Per-axis quantization") or v.sentence(r"1-D tensor for per-axis")
+            or f"{scale_name} is a 1-D tensor of the axis' length")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -196,15 +259,12 @@ def dq_types(v, t) -> tuple[str, str, str]:
     return t["T1"], t["T2"], t["T2"]
 
 
-def division_type(v, x_type: str, scale_type: str, precision: str | None) -> str | None:
-    """Where the version names the division's precision: the `precision` attribute, else
-    `y_scale`'s type (QuantizeLinear-23 on). Before 23, x and y_scale share a float type (or x is
-    int32 and y_scale float), and the division is taken in that float type."""
-    if precision:
-        return precision
-    if v.since_version >= 23:
-        return scale_type
-    return scale_type if scale_type != "int32" else None
+def division_type(v, x_type: str, scale_type: str, precision: str | None) -> str:
+    """The precision of x / y_scale: the `precision` attribute, else y_scale's type ('The type of
+    `y_scale` determines the precision of the division operation', QuantizeLinear-23 on). Before 23,
+    x and y_scale share T1, or y_scale is float: the division is taken in y_scale's type too (an
+    int32 one, whose rounding no version states, gives a value only where the quotient is whole)."""
+    return precision or scale_type
 
 
 def nonzero_zp(type_name: str) -> int:
@@ -218,6 +278,40 @@ def nonzero_zp(type_name: str) -> int:
 def int_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """numpy.matmul over Python ints (object arrays): exact."""
     return np.asarray(np.matmul(a.astype(object), b.astype(object)), dtype=object)
+
+
+MATMUL_INNER = "'Matrix product that behaves like numpy.matmul': the inner dimensions must agree"
+
+
+def matmul_shapes(a_shape, b_shape) -> tuple:
+    """numpy.matmul's output shape: 1-D operands promoted ([K] -> [1, K] for a, [K, 1] for b), the inner
+    dimensions equal, the batch dimensions broadcast; refused otherwise ('behaves like numpy.matmul')."""
+    if not a_shape or not b_shape:
+        raise Rejected("'Matrix product that behaves like numpy.matmul': numpy.matmul takes no scalar operand")
+    a2 = (1, *a_shape) if len(a_shape) == 1 else tuple(a_shape)
+    b2 = (*b_shape, 1) if len(b_shape) == 1 else tuple(b_shape)
+    if a2[-1] != b2[-2]:
+        raise Rejected(MATMUL_INNER)
+    try:
+        batch = np.broadcast_shapes(a2[:-2], b2[:-2])
+    except ValueError:
+        raise Rejected("'Matrix product that behaves like numpy.matmul': the batch dimensions must broadcast") from None
+    return (*batch, *a2[-2:-1][: len(a_shape) - 1], *b2[-1:][: len(b_shape) - 1])
+
+
+def along(p, x_shape, per_row: bool) -> np.ndarray | None:
+    """A zero point or scale of a matrix product's operand, as exact values broadcast to x_shape: a scalar,
+    (per row of a) 'an M element vector' standing for [..., M, 1], (per column of b) an N element vector, or an
+    N-D tensor of such a shape; None where it does not broadcast to x_shape without widening it."""
+    z = exact_values(p)
+    if per_row and z.ndim == 1 and z.size > 1:  # 'an M element vector': one per row
+        z = z.reshape(-1, 1)
+    try:
+        if np.broadcast_shapes(z.shape, x_shape) != tuple(x_shape):
+            return None
+    except ValueError:
+        return None
+    return np.broadcast_to(z, x_shape)
 
 
 def requantize(real: np.ndarray, y_scale, y_zp, out: str, saturate: bool = True) -> np.ndarray:
@@ -234,20 +328,42 @@ def small_float_info(type_name: str):
 # ConvInteger and QLinearConv: the integer convolution of the zero-point-shifted operands
 
 
-def conv_attrs(x_shape, w_shape, attrs: dict) -> dict:
-    """convolve()'s keyword arguments from the node's attributes (auto_pad resolved to pads)."""
-    from onnx_conformance.generators.conv_family import auto_pads
+def conv_geometry(v, attrs: dict, x_shape, w_shape) -> dict:
+    """convolve()'s keyword arguments from the node's attributes (auto_pad resolved to pads), checked
+    against the spec's rules: conv_family.spatial_attrs' own, 'X.shape[1] == (W.shape[1] * group) == C',
+    and an output no dimension of which is empty."""
+    from onnx_conformance.generators.conv_family import auto_pads, out_size, spatial_attrs
 
-    spatial = len(x_shape) - 2
-    strides = attrs.get("strides", [1] * spatial)
-    dilations = attrs.get("dilations", [1] * spatial)
-    pads = auto_pads(x_shape[2:], w_shape[2:], strides, dilations, attrs.get("auto_pad", "NOTSET"))
-    if pads is None:
-        pads = attrs.get("pads", [0] * (2 * spatial))
-    return {"strides": strides, "pads": pads, "dilations": dilations, "group": attrs.get("group", 1)}
+    if len(x_shape) < 3 or len(w_shape) != len(x_shape):
+        raise Rejected("x: '(N x C x D1 x D2 ... x Dn)'; w: '(M x C/group x k1 x k2 x ... x kn)'")
+    n = len(x_shape) - 2
+    kernel = list(w_shape[2:])
+    strides, dilations, pads, auto_pad = spatial_attrs(v, attrs, n, kernel)
+    group = attr(attrs, "group", 1)
+    if group < 1 or x_shape[1] != w_shape[1] * group:
+        raise Rejected("w: 'X.shape[1] == (W.shape[1] * group) == C (assuming zero based indices for the shape array)'")
+    if w_shape[0] % group:
+        raise Undefined(f"{v.op} gives no value when M ({w_shape[0]}) is not a multiple of group ({group}): "
+                        "'number of groups input channels and output channels are divided into'")
+    effective = auto_pads(x_shape[2:], kernel, strides, dilations, auto_pad)
+    pads = effective if effective is not None else (pads or [0] * (2 * n))
+    if any(out_size(x_shape[2 + i], kernel[i], strides[i], dilations[i], pads[i], pads[n + i]) < 1 for i in range(n)):
+        raise Rejected("y: 'The output dimensions are functions of the kernel size, stride size, and pad lengths': "
+                       "a kernel wider than the padded input gives an empty output")
+    return {"strides": strides, "pads": pads, "dilations": dilations, "group": group}
 
 
-def shifted_conv(x, w, xzp, wzp, attrs: dict) -> np.ndarray:
+def conv_zero_points(v, w_shape, xzp, wzp) -> None:
+    """x_zero_point: 'It's a scalar'; w_zero_point: 'a scalar or a 1-D tensor', of 'the number of output
+    channels (M)' elements."""
+    formals = {i.name: " ".join(i.description.split()) for i in v.schema.inputs}
+    if xzp is not None and np.size(xzp) != 1:
+        raise Rejected(f"x_zero_point: '{formals['x_zero_point']}'")
+    if wzp is not None and np.size(wzp) != 1 and (np.ndim(wzp) != 1 or np.size(wzp) != w_shape[0]):
+        raise Rejected(f"w_zero_point: '{formals['w_zero_point']}'")
+
+
+def shifted_conv(x, w, xzp, wzp, geometry: dict) -> np.ndarray:
     """conv(x - x_zero_point, w - w_zero_point): the zero point per tensor, or (w) one per output
     channel; padding is 0 after the shift (a padded position adds nothing to the sum)."""
     from onnx_conformance.generators.conv_family import convolve
@@ -259,7 +375,17 @@ def shifted_conv(x, w, xzp, wzp, attrs: dict) -> np.ndarray:
     if wzp is not None:
         z = exact_values(wzp).reshape(-1)
         ew = ew - (z.reshape((-1,) + (1,) * (w.ndim - 1)) if z.size > 1 else z[0])
-    return np.asarray(convolve(ex, ew, **conv_attrs(x.shape, w.shape, attrs)), dtype=object)
+    return np.asarray(convolve(ex, ew, **geometry), dtype=object)
+
+
+def int32_accumulation(acc: np.ndarray) -> np.ndarray:
+    """The exact integer sums as int32: 'The accumulation may overflow if and only if in 32 bits', and the
+    spec gives no value for an overflowing one."""
+    lo, hi = values.int_range("int32")
+    if any(not lo <= e <= hi for e in acc.reshape(-1)):
+        raise Undefined("the int32 accumulation overflows: the spec gives no value ('The accumulation may overflow "
+                        "if and only if in 32 bits')")
+    return np.array(acc.tolist(), dtype=np.int32).reshape(acc.shape)
 
 
 def near(type_name: str, shape, rng, zp: int, spread: int = 3) -> np.ndarray:

@@ -14,6 +14,7 @@ import numpy as np
 
 from onnx_conformance.generators import values
 from onnx_conformance.generators.case import Case, NotApplicable
+from onnx_conformance.generators.semantics import NotDeterministic, attr
 from onnx_conformance.harness.dtypes import elem_type_of, numpy_of
 
 # ~10,000 values: enough for a Kolmogorov-Smirnov test to see a normal 25% too wide (D ~ 0.07
@@ -24,7 +25,25 @@ DRAW_SHAPE = (100, 100)
 SMALL_SHAPE = (20, 50)
 SEED = 1234.0
 FLOATS = ("float16", "bfloat16", "float", "double")
-ATTR_TYPES = ("float", "double", "float16", "bfloat16")
+NON_DETERMINISTIC = ("This operator is non-deterministic and may not produce the same values in different "
+                     "implementations (even if a seed is specified)")
+
+
+def draw_of(distribution: str):
+    """NotDeterministic: the outputs are a draw from `distribution` (the spec fixes it, not the values)."""
+    return NotDeterministic(f"a draw from {distribution}: {NON_DETERMINISTIC}")
+
+
+def uniform_distribution(attrs: dict) -> str:
+    """'low' (default 0) and 'high' (default 1), the float32 they hold."""
+    low, high = float(np.float32(attr(attrs, "low", 0.0))), float(np.float32(attr(attrs, "high", 1.0)))
+    return f"the uniform distribution on [{low}, {high})"
+
+
+def normal_distribution(attrs: dict) -> str:
+    """'mean' (default 0) and 'scale', 'The standard deviation' (default 1), the float32 they hold."""
+    mean, scale = float(np.float32(attr(attrs, "mean", 0.0))), float(np.float32(attr(attrs, "scale", 1.0)))
+    return f"the normal distribution of mean {mean} and standard deviation {scale}"
 
 
 def rounded(x, type_name: str) -> np.ndarray:

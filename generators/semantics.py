@@ -63,17 +63,19 @@ def attr(attrs: dict, name: str, default: Any = None) -> Any:
 
 
 def formal_inputs(schema, named: dict) -> dict:
-    """The case model's inputs (one key per graph value, in the schema's order: a variadic parameter's
-    values under names of their own, 'inputs_0', 'data_1', 'v_initial_1') as semantics takes them:
-    each formal name to its value, the variadic last one to the list of the values left over."""
+    """The case model's inputs as semantics takes them: each formal parameter by its name (None where
+    the example leaves it out), the variadic last one (whose values have names of their own: 'inputs_0',
+    'data_1', 'v_initial_1') as the list of every value no other formal parameter's name claims, in order."""
     formals = list(schema.inputs)
-    values = list(named.items())
-    out = {}
-    for k, formal in enumerate(formals):
-        if _is_variadic(formal):
-            out[formal.name] = [x for _, x in values[k:]]
-            return out
-        out[formal.name] = values[k][1] if k < len(values) else None
+    variadic = formals[-1] if formals and _is_variadic(formals[-1]) else None
+    fixed = [f.name for f in formals if f is not variadic]
+    out = {name: named.get(name) for name in fixed}
+    rest = [x for k, x in named.items() if k not in out]
+    if variadic is not None:
+        out[variadic.name] = rest
+    elif rest:
+        unknown = [k for k in named if k not in out]
+        raise ValueError(f"{schema.name}: no input named {unknown[0]!r} (formal inputs: {', '.join(fixed)})")
     return out
 
 

@@ -1,4 +1,4 @@
-"""What the Sequence* operators share: the seq(tensor(T)) <-> T pairing of their type parameters, and test sequences."""
+"""What the Sequence* operators share: the seq(tensor(T)) <-> T pairing of their type parameters, test sequences, positions."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import re
 import numpy as np
 
 from onnx_conformance.generators.case import NotApplicable, Seq
+from onnx_conformance.generators.semantics import Rejected
 from onnx_conformance.generators.values import value
 from onnx_conformance.harness.dtypes import numpy_of
 
@@ -56,3 +57,26 @@ def documented(elem_type: str, arrays: list, rng) -> list:
                 continue
         out.append(value(elem_type, a.shape, rng))
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# what the semantics share: a position in a sequence
+
+
+def position_in(v, position, n: int, end: bool = False) -> int:
+    """A position of a sequence of n tensors in [0, n - 1] (or [0, n] where `end`: SequenceInsert's
+    "[-n, n]"); negative positions count from the back. Outside the accepted range, or not a scalar,
+    the input breaks the version's rule, quoted."""
+    p = np.asarray(position)
+    if p.shape != ():
+        raise Rejected(_position_sentence(v, r"must be a scalar"))
+    k = int(p)
+    if not -n <= k <= (n if end else n - 1):
+        raise Rejected(v.sentence(r"Accepted range for 'position'"))
+    return k + n if k < 0 else k
+
+
+def _position_sentence(v, pattern: str) -> str:
+    """The sentence of position's description matching `pattern`."""
+    desc = " ".join(next(i.description for i in v.schema.inputs if i.name == "position").split())
+    return next(s for s in re.split(r"(?<=\.)\s+", desc) if re.search(pattern, s))

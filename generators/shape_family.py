@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from onnx_conformance.generators.movement import indices
+from onnx_conformance.generators.movement import indices, ints_of
 
 
 def ints_argument(v, name: str, ints, inputs: dict, attrs: dict) -> None:
@@ -12,3 +12,11 @@ def ints_argument(v, name: str, ints, inputs: dict, attrs: dict) -> None:
         inputs[name] = None if ints is None else indices(list(ints))
     elif ints is not None:
         attrs[name] = [int(i) for i in ints]
+
+
+def ints_given(v, name: str, attrs: dict, inputs: dict) -> list[int] | None:
+    """The int list `name` as this version takes it: from its int64 input, or from its INTS attribute
+    (None where it is left out)."""
+    if v.has_input(name):
+        return ints_of(inputs.get(name))
+    return None if attrs.get(name) is None else [int(i) for i in attrs[name]]

@@ -1,4 +1,5 @@
-"""What Pad, CenterCropPad, DepthToSpace and SpaceToDepth share: the padding oracle, the block rearrangements, documented data per type.
+"""What Pad, CenterCropPad, DepthToSpace, SpaceToDepth and Col2Im share: the padding oracle, the block rearrangements
+and their rules, documented data per type, cases where the spec defines a value.
 
 Every oracle here is an index operation on the input's own elements (plus, for padding, one
 constant already in the element type), so the expected output is exact in every type.
@@ -8,7 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from onnx_conformance.generators.case import NotApplicable
 from onnx_conformance.generators.movement import data
+from onnx_conformance.generators.semantics import Rejected, Undefined
 
 # Types whose documented (float) example data is taken as it is, cast once to the type.
 FLOATS = ("float16", "bfloat16", "float", "double", "complex64", "complex128")
@@ -25,6 +28,15 @@ def documented(t, values, rng: np.random.Generator) -> np.ndarray:
         if np.array_equal(cast.astype(np.float64), arr):
             return cast
     return data(t, arr.shape, rng)
+
+
+def expect_defined(operator, v, inputs: dict, attrs: dict | None = None, **fields):
+    """The operator's case on these inputs, or, where the spec defines no value for them, not applicable
+    with the spec's reason (the semantics' Undefined)."""
+    try:
+        return operator.expect(v, inputs, attrs, **fields)
+    except Undefined as e:
+        return NotApplicable(e.reason)
 
 
 def pad(x: np.ndarray, widths, mode: str = "constant", constant=None) -> np.ndarray:
@@ -60,6 +72,28 @@ def pad(x: np.ndarray, widths, mode: str = "constant", constant=None) -> np.ndar
             raise ValueError(mode)
         index.append(s)
     return x[np.ix_(*index)]
+
+
+def block_rule(v, inputs: dict, attrs: dict) -> tuple[np.ndarray, int, str]:
+    """DepthToSpace's and SpaceToDepth's input, blocksize and mode, checked against what the version states:
+    an input "of [N,C,H,W]", a positive blocksize, and mode DCR (the default) or CRD where the version has it."""
+    x = inputs["input"]
+    if x.ndim != 4:
+        raise Rejected("input: " + " ".join(v.schema.inputs[0].description.split()))
+    bs = attrs.get("blocksize")
+    if bs is None or bs < 1:
+        raise Rejected("blocksize: " + " ".join(v.schema.attributes["blocksize"].description.split())
+                       + f" (a positive block size is required; given {bs})")
+    mode = attrs.get("mode", "DCR")
+    if mode not in ("DCR", "CRD") or (mode != "DCR" and not v.has_attribute("mode")):
+        rule = v.schema.attributes["mode"].description if v.has_attribute("mode") else "no mode attribute"
+        raise Rejected(f"mode: {' '.join(rule.split())} (given {mode})")
+    return x, bs, mode
+
+
+def output_rule(v) -> str:
+    """The output's description: the shape it states, the rule a block size that does not divide breaks."""
+    return "output: " + " ".join(v.schema.outputs[0].description.split())
 
 
 def depth_to_space(x: np.ndarray, bs: int, mode: str = "DCR") -> np.ndarray:

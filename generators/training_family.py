@@ -11,9 +11,10 @@ import mpmath
 import numpy as np
 
 from onnx_conformance.generators.accuracy import budget
-from onnx_conformance.generators.case import Case, Operator
+from onnx_conformance.generators.case import Operator
 from onnx_conformance.generators.rounding import PREC, exact, round_to
-from onnx_conformance.harness.dtypes import numpy_of
+from onnx_conformance.generators.semantics import Rejected
+from onnx_conformance.harness.dtypes import name_of_numpy, numpy_of
 
 TRAINING = "ai.onnx.preview.training"
 
@@ -28,34 +29,62 @@ def mp(x) -> mpmath.mpf:
     return mpmath.mpf(q.numerator) / q.denominator if hasattr(q, "numerator") else mpmath.mpf(q)
 
 
-def attr(x: float) -> mpmath.mpf:
+def float_attr(x: float) -> mpmath.mpf:
     """A FLOAT attribute: the float32 nearest the written value."""
     return mp(np.float32(x))
 
 
-def run(update, t, r, step, groups: list[list[np.ndarray]], names: list[str], out_names: list[str], attrs: dict):
-    """`groups` holds, per state name (X, G, H...), one array per optimized tensor; `update(r, t, *elems)`
-    returns the new values of the output groups for one element."""
+def optimizer(operator: Operator, groups: int):
+    """Decorator: register an operator's semantics from its update rule. `rule(v, attrs)` returns
+    update(R, T, *elements) -> the new values of the output groups for one element. The variadic input holds
+    `groups` groups of n tensors each, combined element by element ('element-wise operations with numpy-style
+    broadcasting'); the output holds each output group's n tensors in turn, rounded once to the tensors' type."""
+
+    def register(rule):
+        @operator.semantics
+        def semantics(v, attrs, inputs):
+            tensors = inputs["inputs"]
+            if not tensors or len(tensors) % groups:
+                raise Rejected(f"inputs: {v.schema.inputs[2].description} (given {len(tensors)} tensors)")
+            for name in ("R", "T"):
+                if np.asarray(inputs[name]).size != 1:
+                    raise Rejected(f"{name}: {v.schema.inputs[0 if name == 'R' else 1].description} (a scalar)")
+            update = rule(v, attrs)
+            n = len(tensors) // groups
+            out_groups = None
+            with mpmath.workprec(PREC):
+                r, t = mp(np.asarray(inputs["R"]).reshape(-1)[0]), int(np.asarray(inputs["T"]).reshape(-1)[0])
+                for i in range(n):
+                    try:
+                        arrays = np.broadcast_arrays(*tensors[i::n])
+                    except ValueError:
+                        raise Rejected(f"tensor {i + 1}'s inputs do not broadcast (the pseudo code's operations are "
+                                       "'element-wise operations with numpy-style broadcasting')") from None
+                    tname = name_of_numpy(tensors[i].dtype)
+                    flat = [update(r, t, *[mp(a.reshape(-1)[j]) for a in arrays]) for j in range(arrays[0].size)]
+                    if out_groups is None:
+                        out_groups = [[] for _ in range(len(flat[0]) if flat else 0)]
+                    for g in range(len(out_groups)):
+                        vals = [round_to(e[g], tname) for e in flat]
+                        out_groups[g].append(np.array(vals, numpy_of(tname)).reshape(arrays[0].shape))
+            return {"outputs": [a for group in out_groups for a in group]}
+
+        semantics.__doc__ = rule.__doc__
+        semantics.__name__ = rule.__name__
+        return rule
+
+    return register
+
+
+def run(operator: Operator, v, t, r, step, groups: list[list[np.ndarray]], names: list[str], out_names: list[str],
+        attrs: dict):
+    """A case: `groups` holds, per state name (X, G, H...), one array per optimized tensor; outputs named
+    <name><i>_new per output group."""
     n = len(groups[0])
     tname = t["T3"]
     inputs = {"R": np.array(r, numpy_of(t["T1"])), "T": np.array(step, np.int64)}
     for name, arrays in zip(names, groups):
         for i, a in enumerate(arrays):
             inputs[f"{name}{i + 1 if n > 1 else ''}"] = a.astype(numpy_of(tname))
-    out_groups = None
-    with mpmath.workprec(PREC):
-        R, T = mp(inputs["R"]), int(step)
-        for i in range(n):
-            arrays = [inputs[f"{name}{i + 1 if n > 1 else ''}"] for name in names]
-            flat = [[update(R, T, *[mp(a.reshape(-1)[j]) for a in arrays])][0] for j in range(arrays[0].size)]
-            k = len(flat[0])
-            if out_groups is None:
-                out_groups = [[] for _ in range(k)]
-            for g in range(k):
-                vals = [round_to(e[g], tname) for e in flat]
-                out_groups[g].append(np.array(vals, numpy_of(tname)).reshape(arrays[0].shape))
-    outputs = {}
-    for name, arrays in zip(out_names, out_groups):
-        for i, a in enumerate(arrays):
-            outputs[f"{name}{i + 1 if n > 1 else ''}_new"] = a
-    return Case(inputs, outputs, attrs, tolerance=budget("composite", tname))
+    outputs = [f"{name}{i + 1 if n > 1 else ''}_new" for name in out_names for i in range(n)]
+    return operator.expect(v, inputs, attrs, outputs=outputs, tolerance=budget("composite", tname))

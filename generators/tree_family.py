@@ -17,6 +17,7 @@ import numpy as np
 from onnx import numpy_helper
 
 from onnx_conformance.generators.ml_family import exact_of, transform_row
+from onnx_conformance.generators.semantics import Rejected, Undefined
 from onnx_conformance.harness.dtypes import numpy_of
 
 MODES = ("BRANCH_LEQ", "BRANCH_LT", "BRANCH_GTE", "BRANCH_GT", "BRANCH_EQ", "BRANCH_NEQ", "BRANCH_MEMBER")
@@ -38,7 +39,10 @@ class Node:
 
 
 def held(x: float, type_name: str) -> Fraction | float:
-    """A threshold or weight as the attribute holds it: rounded to `type_name` (float for FLOATS)."""
+    """A threshold or weight as the attribute holds it: rounded to `type_name` (float for FLOATS); a Fraction
+    (a value read back from a model's attribute) is held already."""
+    if isinstance(x, Fraction):
+        return x
     v = float(np.array(x).astype(numpy_of(type_name)))
     return v if math.isnan(v) else Fraction(v)
 
@@ -89,6 +93,164 @@ def predict(trees, x: np.ndarray, n_targets: int, aggregate: str = "SUM", base=N
             scores.append(s)
         out.append(transform_row(scores, post))
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# trees read back from a node's attributes (the semantics functions' side)
+
+
+def exact_values(values) -> list:
+    """Attribute numbers (a FLOATS list holds float32; a tensor its own type) as exact values, NaN kept a float."""
+    return [held(float(e), "double") for e in np.asarray(values, dtype=np.float64).reshape(-1)]
+
+
+def attribute_values(attrs: dict, name: str) -> list | None:
+    """A FLOATS attribute or its '<name>_as_tensor' twin ('can be used instead of the same parameter without the
+    suffix if the element type is double'), exactly; None where neither is given."""
+    tensor = attrs.get(f"{name}_as_tensor")
+    if tensor is not None:
+        return exact_values(numpy_helper.to_array(tensor))
+    given = attrs.get(name)
+    return None if given is None else exact_values(np.asarray(given, np.float32))
+
+
+def legacy_trees(v, attrs: dict, prefix: str) -> list:
+    """The trees of TreeEnsembleRegressor/Classifier-1/3: 'All args with nodes_ are fields of a tuple of tree nodes'
+    (a node by (tree id, node id), 'Each node id can appear only once for each tree id'; a tree's root is its node
+    no other node names as a child), and '<prefix>_*' the votes at the leaves ('A leaf may have multiple votes')."""
+    tree_ids, node_ids = list(attr_list(attrs, "nodes_treeids")), list(attr_list(attrs, "nodes_nodeids"))
+    n = len(node_ids)
+    fields = {"nodes_featureids": attr_list(attrs, "nodes_featureids"), "nodes_modes": attr_list(attrs, "nodes_modes"),
+              "nodes_truenodeids": attr_list(attrs, "nodes_truenodeids"),
+              "nodes_falsenodeids": attr_list(attrs, "nodes_falsenodeids"),
+              "nodes_missing_value_tracks_true": attr_list(attrs, "nodes_missing_value_tracks_true") or [0] * n,
+              "nodes_values": attribute_values(attrs, "nodes_values") or [Fraction(0)] * n}
+    if len(tree_ids) != n or any(len(f) != n for f in fields.values()):
+        raise Rejected(v.sentence(r"same length") or "the nodes_* attributes must have the same length")
+    at = {}
+    for i, key in enumerate(zip(tree_ids, node_ids)):
+        if key in at:
+            raise Rejected(v.sentence(r"Each node id can appear only once") or
+                           f"node {key} given twice: each node id can appear only once for each tree id")
+        at[key] = i
+    votes = {}
+    weights = attribute_values(attrs, f"{prefix}_weights") or []
+    ids = [attr_list(attrs, f"{prefix}_{field}") for field in ("treeids", "nodeids", "ids")]
+    if any(len(f) != len(weights) for f in ids):
+        raise Rejected(f"the {prefix}_* attributes are tuples of votes: they must have the same length")
+    for tid, nid, target, w in zip(*ids, weights):
+        votes.setdefault((tid, nid), []).append((int(target), w))
+    modes, feats = fields["nodes_modes"], fields["nodes_featureids"]
+    trues, falses = fields["nodes_truenodeids"], fields["nodes_falsenodeids"]
+
+    def build(i, depth=0):
+        if depth > n:
+            raise Rejected(f"tree {tree_ids[i]} is not a tree: its branches form a cycle")
+        tid = tree_ids[i]
+        if modes[i] == "LEAF":
+            return Leaf(votes.get((tid, node_ids[i]), []))
+        if modes[i] not in MODES[:-1]:
+            raise Rejected(f"nodes_modes: {v.schema.attributes['nodes_modes'].description} (given {modes[i]!r})")
+        branch = []
+        for child in (trues[i], falses[i]):
+            if (tid, child) not in at:
+                raise Rejected(f"tree {tid}: node {node_ids[i]} branches to node {child}, which tree {tid} lacks")
+            branch.append(build(at[(tid, child)], depth + 1))
+        return Node(feats[i], modes[i], fields["nodes_values"][i], *branch,
+                    missing_true=fields["nodes_missing_value_tracks_true"][i])
+
+    trees = []
+    for tid in dict.fromkeys(tree_ids):
+        children = {(tid, c) for i in range(n) if tree_ids[i] == tid and modes[i] != "LEAF"
+                    for c in (trues[i], falses[i])}
+        roots = [i for i in range(n) if tree_ids[i] == tid and (tid, node_ids[i]) not in children]
+        if len(roots) != 1:
+            raise Rejected(f"tree {tid} has {len(roots)} nodes no other node branches to: one root is needed")
+        trees.append(build(roots[0]))
+    return trees
+
+
+def ensemble5_trees(v, attrs: dict) -> list:
+    """The trees of TreeEnsemble-5: from each of tree_roots, interior nodes by position in nodes_*, a branch to a
+    leaf where nodes_trueleafs / nodes_falseleafs say 1 (an index into leaf_*, one vote each); the BRANCH_MEMBER
+    sets taken in order from membership_values, 'delimited by NaNs'."""
+    modes = [int(m) for m in numpy_helper.to_array(attrs["nodes_modes"]).reshape(-1)]
+    n = len(modes)
+    splits = exact_values(numpy_helper.to_array(attrs["nodes_splits"])) if "nodes_splits" in attrs else [0] * n
+    feats = list(attr_list(attrs, "nodes_featureids"))
+    trues, falses = attr_list(attrs, "nodes_truenodeids"), attr_list(attrs, "nodes_falsenodeids")
+    true_leaf, false_leaf = attr_list(attrs, "nodes_trueleafs"), attr_list(attrs, "nodes_falseleafs")
+    missing = attr_list(attrs, "nodes_missing_value_tracks_true") or [0] * n
+    if any(len(f) != n for f in (splits, feats, trues, falses, true_leaf, false_leaf, missing)):
+        raise Rejected(v.sentence(r"must all have the same length"))
+    targets = attr_list(attrs, "leaf_targetids")
+    weights = exact_values(numpy_helper.to_array(attrs["leaf_weights"]))
+    if len(targets) != len(weights):
+        raise Rejected(v.sentence(r"must have identical length"))
+    if any(not 0 <= t < attrs.get("n_targets", 1) for t in targets):
+        raise Rejected(f"leaf_targetids: {v.schema.attributes['leaf_targetids'].description}")
+    members, current = {}, []
+    flat = exact_values(numpy_helper.to_array(attrs["membership_values"])) if "membership_values" in attrs else []
+    sets = []
+    for e in flat:
+        if isinstance(e, float) and math.isnan(e):
+            sets.append(current)
+            current = []
+        else:
+            current.append(e)
+    member_nodes = [i for i, m in enumerate(modes) if m == MODES.index("BRANCH_MEMBER")]
+    if len(sets) != len(member_nodes):
+        raise Rejected(f"membership_values: {v.schema.attributes['membership_values'].description}")
+    members = dict(zip(member_nodes, sets))
+
+    def branch(index, is_leaf, depth):
+        if is_leaf:
+            if not 0 <= index < len(weights):
+                raise Rejected(f"a branch to leaf {index} of {len(weights)}")
+            return Leaf([(int(targets[index]), weights[index])])
+        return build(index, depth + 1)
+
+    def build(i, depth=0):
+        if not 0 <= i < n or depth > n:
+            raise Rejected(f"a branch to node {i} of {n} (or a cycle)")
+        if not 0 <= modes[i] < len(MODES):
+            raise Rejected(f"nodes_modes: {v.schema.attributes['nodes_modes'].description}")
+        mode = MODES[modes[i]]
+        value = members[i] if mode == "BRANCH_MEMBER" else splits[i]
+        return Node(feats[i], mode, value, branch(trues[i], true_leaf[i], depth),
+                    branch(falses[i], false_leaf[i], depth), missing_true=missing[i])
+
+    return [build(r) for r in attr_list(attrs, "tree_roots")]
+
+
+def evaluate(trees, x: np.ndarray, n_targets: int, aggregate: str, base) -> list[list]:
+    """predict() on trees read from attributes, untransformed; base values 'the size must be the same as the
+    classes or can be left unassigned (assumed 0)'. A split on a feature X lacks has no value."""
+    if base is not None and len(base) != n_targets:
+        raise Rejected(f"base_values: the size must be the same as the classes or can be left unassigned "
+                       f"(given {len(base)} for {n_targets})")
+
+    def features(t):
+        return [] if isinstance(t, Leaf) else [t.feature] + features(t.true) + features(t.false)
+
+    used = [f for t in trees for f in features(t)]
+    if used and not 0 <= min(used) <= max(used) < x.shape[1]:
+        raise Undefined(f"a split on feature {max(used)} of X's {x.shape[1]} features")
+    if any(not 0 <= target < n_targets for t in trees for target in votes_of(t)):
+        raise Undefined(f"a vote for a target or class outside [0, {n_targets})")
+    return predict(trees, x, n_targets, aggregate, base)
+
+
+def votes_of(tree) -> list:
+    """The targets a tree's leaves vote for."""
+    if isinstance(tree, Leaf):
+        return [t for t, _ in tree.votes]
+    return votes_of(tree.true) + votes_of(tree.false)
+
+
+def attr_list(attrs: dict, name: str) -> list:
+    """A list attribute, [] where the node leaves it out."""
+    return list(attrs.get(name) or [])
 
 
 def flat_nodes(trees):
@@ -209,10 +371,6 @@ def ensemble5_attrs(trees, type_name: str) -> dict:
 
 # ---------------------------------------------------------------------------------------------
 # trees the examples share (thresholds and weights on a grid of eighths: exact in every type)
-
-
-def stump(feature, mode, value, left, right, missing_true=0) -> Node:
-    return Node(feature, mode, value, left, right, missing_true)
 
 
 def two_trees(n_targets: int = 1, one_vote: bool = False):

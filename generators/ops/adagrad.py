@@ -3,17 +3,19 @@
 import mpmath
 import numpy as np
 
-from onnx_conformance.generators.training_family import attr, run, training_operator
+from onnx_conformance.generators.semantics import attr
+from onnx_conformance.generators.training_family import float_attr, optimizer, run, training_operator
 
 OPERATOR = training_operator("Adagrad")
 
 
-def adagrad(t, r, step, xs, gs, hs, norm_coefficient=None, epsilon=None, decay_factor=None):
+@optimizer(OPERATOR, groups=3)
+def adagrad(v, attrs):
     """The schema's pseudo code: r = R / (1 + T * decay_factor); G_regularized = norm_coefficient * X + G;
     H_new = H + G_regularized^2; X_new = X - r * G_regularized / (Sqrt(H_new) + epsilon)."""
-    nc = attr(0.0 if norm_coefficient is None else norm_coefficient)
-    eps = attr(1e-6 if epsilon is None else epsilon)
-    decay = attr(0.0 if decay_factor is None else decay_factor)
+    nc = float_attr(attr(attrs, "norm_coefficient", 0.0))
+    eps = float_attr(attr(attrs, "epsilon", 1e-6))
+    decay = float_attr(attr(attrs, "decay_factor", 0.0))
 
     def update(R, T, x, g, h):
         rr = R / (1 + T * decay)
@@ -21,9 +23,13 @@ def adagrad(t, r, step, xs, gs, hs, norm_coefficient=None, epsilon=None, decay_f
         h_new = h + gr * gr
         return x - rr * gr / (mpmath.sqrt(h_new) + eps), h_new
 
-    attrs = {k: v for k, v in (("norm_coefficient", norm_coefficient), ("epsilon", epsilon),
-                               ("decay_factor", decay_factor)) if v is not None}
-    return run(update, t, r, step, [xs, gs, hs], ["X", "G", "H"], ["X", "H"], attrs)
+    return update
+
+
+def adagrad_case(v, t, r, step, xs, gs, hs, norm_coefficient=None, epsilon=None, decay_factor=None):
+    attrs = {k: a for k, a in (("norm_coefficient", norm_coefficient), ("epsilon", epsilon),
+                               ("decay_factor", decay_factor)) if a is not None}
+    return run(OPERATOR, v, t, r, step, [xs, gs, hs], ["X", "G", "H"], ["X", "H"], attrs)
 
 
 DOC = dict(norm_coefficient=0.001, epsilon=1e-5, decay_factor=0.1)
@@ -32,13 +38,14 @@ DOC = dict(norm_coefficient=0.001, epsilon=1e-5, decay_factor=0.1)
 @OPERATOR.example
 def adagrad_documented(v, t, rng):
     """onnx's documented example (test_adagrad)."""
-    return adagrad(t, 0.1, 0, [np.array([1.0])], [np.array([-1.0])], [np.array([2.0])], **DOC)
+    return adagrad_case(v, t, 0.1, 0, [np.array([1.0])], [np.array([-1.0])], [np.array([2.0])], **DOC)
 
 
 @OPERATOR.example
 def multiple(v, t, rng):
     """onnx's documented example (test_adagrad_multiple): two tensors updated at once."""
-    return adagrad(t, 0.1, 0, [np.array([1.0]), np.array([1.0, 2.0])], [np.array([-1.0]), np.array([-1.0, -3.0])],
+    return adagrad_case(v, t, 0.1, 0, [np.array([1.0]), np.array([1.0, 2.0])],
+                        [np.array([-1.0]), np.array([-1.0, -3.0])],
                    [np.array([2.0]), np.array([4.0, 1.0])], **DOC)
 
 
@@ -48,7 +55,7 @@ def decay(v, t, rng):
     x = rng.integers(-8, 9, size=(2, 3)) / 4
     g = rng.integers(-8, 9, size=(2, 3)) / 4
     h = rng.integers(0, 9, size=(2, 3)) / 4
-    return adagrad(t, 0.25, 3, [x], [g], [h], norm_coefficient=0.0625, epsilon=1e-6, decay_factor=0.5)
+    return adagrad_case(v, t, 0.25, 3, [x], [g], [h], norm_coefficient=0.0625, epsilon=1e-6, decay_factor=0.5)
 
 
 @OPERATOR.example
@@ -57,4 +64,4 @@ def default_attributes(v, t, rng):
     x = rng.integers(-8, 9, size=(4,)) / 4
     g = rng.integers(-8, 9, size=(4,)) / 4
     h = rng.integers(1, 9, size=(4,)) / 4
-    return adagrad(t, 0.5, 7, [x], [g], [h])
+    return adagrad_case(v, t, 0.5, 7, [x], [g], [h])

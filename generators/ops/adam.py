@@ -4,21 +4,23 @@ squared gradient H."""
 import mpmath
 import numpy as np
 
-from onnx_conformance.generators.training_family import attr, run, training_operator
+from onnx_conformance.generators.semantics import attr
+from onnx_conformance.generators.training_family import float_attr, optimizer, run, training_operator
 
 OPERATOR = training_operator("Adam")
 
 
-def adam(t, r, step, xs, gs, vs, hs, **a):
+@optimizer(OPERATOR, groups=4)
+def adam(v, attrs):
     """The schema's pseudo code: G_regularized = norm_coefficient * X + G; V_new = alpha * V + (1 - alpha) *
     G_regularized; H_new = beta * H + (1 - beta) * G_regularized^2; H_sqrt = Sqrt(H_new) + epsilon;
     R_adjusted = T > 0 ? R * Sqrt(1 - beta**T) / (1 - alpha**T) : R; X_new = X - R_adjusted * V_new / H_sqrt;
     X_final = (1 - norm_coefficient_post) * X_new."""
-    nc = attr(a.get("norm_coefficient", 0.0))
-    ncp = attr(a.get("norm_coefficient_post", 0.0))
-    alpha = attr(a.get("alpha", 0.9))
-    beta = attr(a.get("beta", 0.999))
-    eps = attr(a.get("epsilon", 1e-6))
+    nc = float_attr(attr(attrs, "norm_coefficient", 0.0))
+    ncp = float_attr(attr(attrs, "norm_coefficient_post", 0.0))
+    alpha = float_attr(attr(attrs, "alpha", 0.9))
+    beta = float_attr(attr(attrs, "beta", 0.999))
+    eps = float_attr(attr(attrs, "epsilon", 1e-6))
 
     def update(R, T, x, g, v, h):
         gr = nc * x + g
@@ -29,20 +31,24 @@ def adam(t, r, step, xs, gs, vs, hs, **a):
         x_new = x - r_adj * v_new / h_sqrt
         return (1 - ncp) * x_new, v_new, h_new
 
-    return run(update, t, r, step, [xs, gs, vs, hs], ["X", "G", "V", "H"], ["X", "V", "H"], a)
+    return update
+
+
+def adam_case(v, t, r, step, xs, gs, vs, hs, **a):
+    return run(OPERATOR, v, t, r, step, [xs, gs, vs, hs], ["X", "G", "V", "H"], ["X", "V", "H"], a)
 
 
 @OPERATOR.example
 def adam_documented(v, t, rng):
     """onnx's documented example (test_adam)."""
-    return adam(t, 0.1, 0, [np.array([1.2, 2.8])], [np.array([-0.94, -2.5])], [np.array([1.7, 3.6])],
+    return adam_case(v, t, 0.1, 0, [np.array([1.2, 2.8])], [np.array([-0.94, -2.5])], [np.array([1.7, 3.6])],
                 [np.array([0.1, 0.1])], norm_coefficient=0.001, alpha=0.95, beta=0.1, epsilon=1e-7)
 
 
 @OPERATOR.example
 def multiple(v, t, rng):
     """onnx's documented example (test_adam_multiple)."""
-    return adam(t, 0.1, 0, [np.array([1.0]), np.array([1.0, 2.0])], [np.array([-1.0]), np.array([-1.0, -3.0])],
+    return adam_case(v, t, 0.1, 0, [np.array([1.0]), np.array([1.0, 2.0])], [np.array([-1.0]), np.array([-1.0, -3.0])],
                 [np.array([2.0]), np.array([4.0, 1.0])], [np.array([0.5]), np.array([1.0, 10.0])],
                 norm_coefficient=0.001, alpha=0.95, beta=0.85, epsilon=1e-2)
 
@@ -58,19 +64,19 @@ def state(rng, shape):
 @OPERATOR.example
 def bias_correction(v, t, rng):
     """T = 5 > 0: R_adjusted = R * Sqrt(1 - beta**T) / (1 - alpha**T)."""
-    return adam(t, 0.125, 5, *state(rng, (2, 3)), norm_coefficient=0.0625, alpha=0.875, beta=0.75, epsilon=1e-6)
+    return adam_case(v, t, 0.125, 5, *state(rng, (2, 3)), norm_coefficient=0.0625, alpha=0.875, beta=0.75, epsilon=1e-6)
 
 
 @OPERATOR.example
 def post_regularization(v, t, rng):
     """norm_coefficient_post 0.25: X_final = 0.75 * X_new."""
-    return adam(t, 0.125, 2, *state(rng, (4,)), norm_coefficient_post=0.25)
+    return adam_case(v, t, 0.125, 2, *state(rng, (4,)), norm_coefficient_post=0.25)
 
 
 @OPERATOR.example
 def default_attributes(v, t, rng):
     """No attributes: alpha 0.9, beta 0.999, epsilon 1e-6, no regularization."""
-    return adam(t, 0.5, 1, *state(rng, (3,)))
+    return adam_case(v, t, 0.5, 1, *state(rng, (3,)))
 
 
 OPERATOR.reference_differs(r"dtype (double|float) != expected (float|double)",

@@ -15,7 +15,8 @@ from onnx_conformance.generators.case import Operator
 OPERATOR = Operator("Add")
 
 
-def add(a, b, v, t):
+def add(a, b, v, t, attrs):
+    """IEEE's sum, exact before its one rounding; an integer sum exact (overflow: undefined)."""
     return ieee(operator.add, a, b) if is_float(t.dtype) else a + b
 
 

@@ -3,28 +3,38 @@
 import numpy as np
 
 from onnx_conformance.generators.accuracy import accumulation
-from onnx_conformance.generators.case import Case, NotApplicable, Operator
-from onnx_conformance.generators.linalg_family import to_type
-from onnx_conformance.generators.pool_family import (Undefined, attributes, average, documented, grid, random,
-                                    padding_rejections, windows,
-                                    with_infinities)
+from onnx_conformance.generators.case import NotApplicable, Operator
+from onnx_conformance.generators.pool_family import (attributes, average, documented, grid, padding_rejections, pooled,
+                                                     pooling_windows, random, with_infinities)
+from onnx_conformance.generators.semantics import Undefined, attr
 
 OPERATOR = Operator("AveragePool")
 
 
-def average_pool(v, t, x, kernel_shape, strides=None, pads=None, dilations=None, ceil_mode=None,
-                 count_include_pad=None, auto_pad=None):
+@OPERATOR.semantics
+def average_pool(v, attrs, inputs):
+    """'The output of each pooling window is divided by the number of elements (exclude pad when attribute
+    count_include_pad is zero)': the exact mean of each window rounded once to T."""
+    x = inputs["X"]
+    shape, wins = pooling_windows(v, attrs, x)
+    y, _, _ = average(x, shape, wins, attr(attrs, "count_include_pad", 0))
+    return {"Y": pooled(y, x)}
+
+
+def case(v, t, x, kernel_shape, strides=None, pads=None, dilations=None, ceil_mode=None,
+         count_include_pad=None, auto_pad=None):
+    """The case: the attributes given (the version must have them), the semantics' Y, the accumulation
+    tolerance of this data's windows."""
     attrs = attributes(v, {"auto_pad": auto_pad, "kernel_shape": kernel_shape, "strides": strides, "pads": pads,
                            "dilations": dilations, "ceil_mode": ceil_mode, "count_include_pad": count_include_pad})
     if isinstance(attrs, NotApplicable):
         return attrs
     try:
-        shape, wins, _ = windows(v, x.shape[2:], kernel_shape, strides, pads, dilations, ceil_mode or 0, auto_pad)
-        y, n, mag = average(x, shape, wins, count_include_pad or 0)
+        shape, wins = pooling_windows(v, attrs, x)
+        _, n, mag = average(x, shape, wins, count_include_pad or 0)
     except Undefined as e:
-        return NotApplicable(str(e))
-    return Case({"X": x}, {"Y": to_type(y, t.dtype)}, attrs,
-                tolerance=accumulation(t.dtype, n, float(mag)))
+        return NotApplicable(e.reason)
+    return OPERATOR.expect(v, {"X": x}, attrs, tolerance=accumulation(t.dtype, n, float(mag)))
 
 
 def example(name, data, types=None, **attrs):
@@ -35,7 +45,7 @@ def example(name, data, types=None, **attrs):
         if types and t.dtype not in types:
             return NotApplicable(f"this example runs in {', '.join(types)}; {t.dtype} is covered by the documented "
                                  "examples (the walker does not depend on the type)")
-        return average_pool(v, t, data(t, rng), **attrs)
+        return case(v, t, data(t, rng), **attrs)
 
     OPERATOR.example(make, name=name)
 
@@ -110,7 +120,7 @@ def ieee_infinities(v, t, rng):
     """An infinity makes its windows infinite; +inf and -inf in one window give NaN (IEEE 754)."""
     if t.dtype not in SPECIALS:
         return NotApplicable(f"IEEE special values run in {', '.join(SPECIALS)}")
-    return average_pool(v, t, with_infinities(t, (1, 1, 4, 4), rng), kernel_shape=[2, 2], strides=[1, 1])
+    return case(v, t, with_infinities(t, (1, 1, 4, 4), rng), kernel_shape=[2, 2], strides=[1, 1])
 
 
 @OPERATOR.example
@@ -119,7 +129,7 @@ def nan_propagates(v, t, rng):
         return NotApplicable(f"IEEE special values run in {', '.join(SPECIALS)}")
     x = random(t, (1, 1, 3, 3), rng).astype(np.float64)
     x[0, 0, 1, 1] = np.nan
-    return average_pool(v, t, x.astype(t.np()), kernel_shape=[2, 2], pads=[0, 0, 1, 1])
+    return case(v, t, x.astype(t.np()), kernel_shape=[2, 2], pads=[0, 0, 1, 1])
 
 
 padding_rejections(OPERATOR)

@@ -7,8 +7,6 @@ saved_var (training mode)', '#2: Y (test mode)'; versions 1 and 6 also is_test):
 in test mode only, since they give no formula for saved_mean and saved_var.
 """
 
-from fractions import Fraction
-
 import mpmath
 import numpy as np
 
@@ -16,11 +14,12 @@ from onnx_conformance.generators.case import Case, Declared, NotApplicable, Oper
 from onnx_conformance.generators.norm_family import (
     DEFAULT_EPSILON,
     affine,
-    attr,
+    float_attr,
     data,
     ex,
     inv_sqrt,
     magnitude,
+    mean_var,
     mp,
     normalize,
     rounded,
@@ -31,6 +30,8 @@ from onnx_conformance.generators.norm_family import (
     with_specials,
 )
 from onnx_conformance.generators.rounding import PREC
+from onnx_conformance.generators.semantics import Rejected, Undefined, attr
+from onnx_conformance.harness.dtypes import name_of_numpy
 
 OPERATOR = Operator("BatchNormalization", primary="T")
 
@@ -61,15 +62,27 @@ def mode_attrs(v, training: bool) -> dict:
     return attrs
 
 
-def inference(v, t, x, stat_shape=None, epsilon=None, spatial=None, rng=None):
+def test_mode(v, attrs: dict, x, scale, bias, mean, var):
+    """Y = (X - mean) / sqrt(var + epsilon) * scale + B with the given statistics, in mpmath at PREC bits;
+    also the tolerance's magnitude (the largest |Normalized * scale| plus the largest |B|). The statistics
+    are (C) ('C is assumed to be 1' for a 1-D X, version 9 on), or (C x D1 x ... x Dn) where spatial is 0
+    (versions 7 and 8)."""
     if v.since_version == 1 and x.ndim != 4:
-        return NotApplicable("BatchNormalization-1's X is 'The input 4-dimensional tensor of shape NCHW.'")
-    st, mt = param_types(v, t)
-    c = 1 if x.ndim == 1 else x.shape[1]
-    shape = (c,) if stat_shape is None else stat_shape
-    scale, bias = scale_data(st, shape, rng), scale_data(st, shape, rng)
-    mean, var = scale_data(mt, shape, rng), scale_data(mt, shape, rng, positive=True)
-    eps = attr(DEFAULT_EPSILON if epsilon is None else epsilon)
+        raise Rejected("X: 'The input 4-dimensional tensor of shape NCHW.'")
+    if x.ndim < (1 if v.since_version >= 9 else 2):
+        raise Rejected("X: '(N x C x D1 x D2 ... Dn)'")
+    spatial = attr(attrs, "spatial", 1)
+    if not spatial and v.since_version < 7:
+        raise Undefined(f"BatchNormalization-{v.since_version} gives scale, B, mean and var as '1-dimensional tensor "
+                        "of size C' whatever spatial is: spatial = 0 has no stated meaning there")
+    if x.ndim == 1:
+        shape = (1,)
+    else:
+        shape = (x.shape[1],) if spatial else tuple(x.shape[1:])
+    for name, t in (("scale", scale), ("B", bias), ("mean", mean), ("var", var)):
+        if t.shape != shape:
+            raise Rejected(f"{name}: of shape (C){'' if spatial else ' or, spatial false, (C x D1 x ... x Dn)'}")
+    eps = float_attr(attr(attrs, "epsilon", DEFAULT_EPSILON))
     lead = 0 if x.ndim == 1 else 1  # 'single dimension input of size N in which case C is assumed to be 1'
     per = shape + (1,) * (x.ndim - lead - len(shape))
 
@@ -83,19 +96,81 @@ def inference(v, t, x, stat_shape=None, epsilon=None, spatial=None, rng=None):
     y = affine(norm, put(scale), put(bias))
     with mpmath.workprec(PREC):
         terms = np.vectorize(lambda e: abs(e), otypes=[object])(norm * np.vectorize(mp, otypes=[object])(put(scale)))
-    mag = magnitude(terms) + magnitude(ex(bias))
+    return y, magnitude(terms) + magnitude(ex(bias))
+
+
+def training_mode(attrs: dict, x, scale, bias, in_mean, in_var):
+    """Version 14 on, training_mode 1: Y normalized with the batch's own mean and population variance over
+    every axis but 1 ('ReduceMean(X, axis=all_except_channel_index)', 'the population size (N)'), and
+    running = input * momentum + current * (1 - momentum) (momentum default 0.9); in mpmath at PREC bits,
+    the statistics exact. Also the tolerance's magnitude and the count each statistic averages."""
+    xs = x.reshape(-1, 1) if x.ndim == 1 else x  # 'C is assumed to be 1'
+    c = xs.shape[1]
+    for name, t in (("scale", scale), ("B", bias), ("input_mean", in_mean), ("input_var", in_var)):
+        if t.shape != (c,):
+            raise Rejected(f"{name}: 'tensor of shape (C)'")
+    eps = float_attr(attr(attrs, "epsilon", DEFAULT_EPSILON))
+    mom = float_attr(attr(attrs, "momentum", DEFAULT_MOMENTUM))
+    per = (c,) + (1,) * (xs.ndim - 2)
+    xe = ex(xs)
+    axes = (0,) + tuple(range(2, xs.ndim))
+    norm, cur_mean, inv, n = normalize(xe, axes, eps)
+    _, cur_var, _ = mean_var(xe, axes)
+    se, be = ex(scale).reshape(per), ex(bias).reshape(per)
+    y = affine(norm, se, be).reshape(x.shape)
+    run_mean = ex(in_mean) * mom + cur_mean.reshape(-1) * (1 - mom)
+    run_var = ex(in_var) * mom + cur_var.reshape(-1) * (1 - mom)
+    mag = max(scaled_magnitude(xe, cur_mean, inv, se, be, axes, stats=True), magnitude(run_var))
+    return y, run_mean, run_var, mag, n
+
+
+@OPERATOR.semantics
+def batch_normalization(v, attrs, inputs):
+    """Test mode: Y from the given mean and var. Version 14 on with training_mode 1: Y from the batch's
+    statistics, running_mean and running_var (in input_mean's type). Each rounded once. Before version
+    14 only test mode has a value: versions 1 and 6 run it with is_test nonzero, and no version before
+    14 gives a formula for its training outputs (saved_mean, saved_var)."""
+    x, scale, bias = inputs["X"], inputs["scale"], inputs["B"]
+    m_name, v_name = stat_names(v)
+    mean, var = inputs[m_name], inputs[v_name]
+    out_type = name_of_numpy(x.dtype)
+    if v.since_version >= 14 and attr(attrs, "training_mode", 0):
+        y, run_mean, run_var, _, _ = training_mode(attrs, x, scale, bias, mean, var)
+        stat_type = name_of_numpy(mean.dtype)
+        return {"Y": rounded(y, out_type), "running_mean": rounded(run_mean, stat_type),
+                "running_var": rounded(run_var, stat_type)}
+    if v.has_attribute("is_test") and not attr(attrs, "is_test", 0):
+        raise Undefined(f"BatchNormalization-{v.since_version} with is_test 0 (the default) runs in training mode, "
+                        "whose statistics and outputs it gives no formula for")
+    y, _ = test_mode(v, attrs, x, scale, bias, mean, var)
+    return {"Y": rounded(y, out_type)}
+
+
+def inference(v, t, x, stat_shape=None, epsilon=None, spatial=None, rng=None):
+    """A test-mode case: random scale, B, mean and (positive) var of the statistics' shape, the semantics'
+    Y, the tolerance of this data's normalization."""
+    if v.since_version == 1 and x.ndim != 4:
+        return NotApplicable("BatchNormalization-1's X is 'The input 4-dimensional tensor of shape NCHW.'")
+    st, mt = param_types(v, t)
+    c = 1 if x.ndim == 1 else x.shape[1]
+    shape = (c,) if stat_shape is None else stat_shape
+    scale, bias = scale_data(st, shape, rng), scale_data(st, shape, rng)
+    mean, var = scale_data(mt, shape, rng), scale_data(mt, shape, rng, positive=True)
     attrs = mode_attrs(v, False)
     if epsilon is not None:
         attrs["epsilon"] = epsilon
     if spatial is not None:
         attrs["spatial"] = spatial
+    _, mag = test_mode(v, attrs, x, scale, bias, mean, var)
     m_name, v_name = stat_names(v)
     inputs = {"X": x, "scale": scale, "B": bias, m_name: mean, v_name: var}
-    return Case(inputs, {"Y": rounded(y, t.dtype)}, attrs,
-                tolerance=tolerance([t.dtype], 1, mag, after=root_steps(t.dtype)))
+    return OPERATOR.expect(v, inputs, attrs, outputs=["Y"],
+                           tolerance=tolerance([t.dtype], 1, mag, after=root_steps(t.dtype)))
 
 
 def training(v, t, x, epsilon=None, momentum=None, rng=None):
+    """A training-mode case (version 14 on): the semantics' Y, running_mean and running_var, the tolerance of
+    this data's statistics ('The computation of ReduceMean and ReduceVar uses float', version 15)."""
     if v.since_version < 14:
         return NotApplicable(f"BatchNormalization-{v.since_version}'s training mode outputs saved_mean and "
                              "saved_var ('Output case #1: Y, mean, var, saved_mean, saved_var (training mode)') "
@@ -104,31 +179,15 @@ def training(v, t, x, epsilon=None, momentum=None, rng=None):
     c = x.shape[1]
     scale, bias = scale_data(st, (c,), rng), scale_data(st, (c,), rng)
     in_mean, in_var = scale_data(mt, (c,), rng), scale_data(mt, (c,), rng, positive=True)
-    eps = attr(DEFAULT_EPSILON if epsilon is None else epsilon)
-    mom = attr(DEFAULT_MOMENTUM if momentum is None else momentum)
-    per = (c,) + (1,) * (x.ndim - 2)
-    xe = ex(x)
-    axes = (0,) + tuple(range(2, x.ndim))  # 'ReduceMean(X, axis=all_except_channel_index)'
-    norm, cur_mean, inv, n = normalize(xe, axes, eps)
-    se, be = ex(scale).reshape(per), ex(bias).reshape(per)
-    y = affine(norm, se, be)
-    # current_var = population variance (sum(sqrd(x_i - x_avg)) / N), exact
-    d = xe - cur_mean
-    cur_var = np.vectorize(lambda e: Fraction(e) / n, otypes=[object])(np.sum(d * d, axis=axes, keepdims=True))
-    run_mean = ex(in_mean) * mom + cur_mean.reshape(-1) * (1 - mom)
-    run_var = ex(in_var) * mom + cur_var.reshape(-1) * (1 - mom)
-    mag = scaled_magnitude(xe, cur_mean, inv, se, be, axes, stats=True)
-    mag = max(mag, magnitude(run_var))
     attrs = mode_attrs(v, True)
     if epsilon is not None:
         attrs["epsilon"] = epsilon
     if momentum is not None:
         attrs["momentum"] = momentum
+    _, _, _, mag, n = training_mode(attrs, x, scale, bias, in_mean, in_var)
     inputs = {"X": x, "scale": scale, "B": bias, "input_mean": in_mean, "input_var": in_var}
-    outputs = {"Y": rounded(y, t.dtype), "running_mean": rounded(run_mean, mt), "running_var": rounded(run_var, mt)}
-    # 'The computation of ReduceMean and ReduceVar uses float' (version 15)
-    return Case(inputs, outputs, attrs,
-                tolerance=tolerance([t.dtype, mt], n, mag, after=root_steps(t.dtype), stash="float"))
+    return OPERATOR.expect(v, inputs, attrs,
+                           tolerance=tolerance([t.dtype, mt], n, mag, after=root_steps(t.dtype), stash="float"))
 
 
 @OPERATOR.example
@@ -206,6 +265,7 @@ def training_outputs_in_inference_mode(v, t, rng):
     inputs = {"X": x, "scale": scale_data(st, (3,), rng), "B": scale_data(st, (3,), rng),
               "input_mean": scale_data(mt, (3,), rng), "input_var": scale_data(mt, (3,), rng, positive=True)}
     outputs = {"Y": Declared(t.dtype, x.shape), "running_mean": Declared(mt, (3,)), "running_var": Declared(mt, (3,))}
+    # Built directly: the rule is about the outputs the node asks for, which the semantics is not told.
     return Case(inputs, outputs, {}, error="When training_mode=False, extra outputs are invalid.")
 
 

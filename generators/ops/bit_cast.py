@@ -2,9 +2,11 @@
 
 import numpy as np
 
-from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.case import NotApplicable, Operator, type_of
 from onnx_conformance.generators.movement import data, declared
-from onnx_conformance.harness.dtypes import elem_type_of, numpy_of
+from onnx_conformance.generators.semantics import Rejected, Undefined
+from onnx_conformance.generators.slice_family import rule
+from onnx_conformance.harness.dtypes import elem_type_of, name_of, numpy_of
 
 SAME_WIDTH = "The target data type must have the same bit-width as the input data type."
 
@@ -43,6 +45,24 @@ def bitcast(x: np.ndarray, to: str) -> np.ndarray:
     return x.view(numpy_of(to))
 
 
+@OPERATOR.semantics
+def bit_cast(v, attrs, inputs):
+    """Each element's bits (little endian) read as type `to`, 'the same bit-width as the input data type',
+    one of 'the non-string types'; shape unchanged."""
+    x = inputs["input"]
+    try:
+        to = name_of(attrs["to"])
+    except ValueError:
+        to = None
+    if to not in v.type_params["T2"]:
+        raise Rejected(rule(v, r"Must be one of the non-string types"))
+    if width(type_of(x)) != width(to):
+        raise Rejected(v.sentence(r"must have the same bit-width"))
+    if to == "bool" and not np.isin(x.view(np.uint8), (0, 1)).all():
+        raise Undefined("a byte other than 0 and 1 read as bool: the spec encodes only false (0) and true (1)")
+    return {"output": bitcast(x, to)}
+
+
 def applies(t):
     if width(t["T1"]) != width(t["T2"]):
         return NotApplicable(SAME_WIDTH)
@@ -56,24 +76,24 @@ def typed(t, shape, rng):
     return data(t, shape, rng)
 
 
-def case(x, to):
-    return Case({"input": x}, {"output": bitcast(x, to)}, {"to": elem_type_of(to)})
+def case(v, x, to):
+    return OPERATOR.expect(v, {"input": x}, {"to": elem_type_of(to)})
 
 
 @OPERATOR.example
 def odd_2d(v, t, rng):
     """[3, 5]: 15 elements, an odd count for the packed types; the type's special encodings included."""
-    return applies(t) or case(typed(t, (3, 5), rng), t["T2"])
+    return applies(t) or case(v, typed(t, (3, 5), rng), t["T2"])
 
 
 @OPERATOR.example
 def scalar(v, t, rng):
-    return applies(t) or case(typed(t, (), rng), t["T2"])
+    return applies(t) or case(v, typed(t, (), rng), t["T2"])
 
 
 @OPERATOR.example
 def empty(v, t, rng):
-    return applies(t) or case(typed(t, (0, 3), rng), t["T2"])
+    return applies(t) or case(v, typed(t, (0, 3), rng), t["T2"])
 
 
 @OPERATOR.example
@@ -82,7 +102,7 @@ def width_mismatch(v, t, rng):
     if (t["T1"], t["T2"]) != ("float", "double"):
         return NotApplicable("the rejection case is emitted once, in the float -> double binding")
     x = data(t, (3,), rng)
-    return Case({"input": x}, {"output": declared("double", 1)}, {"to": elem_type_of("double")}, error=SAME_WIDTH)
+    return OPERATOR.reject(v, {"input": x}, {"to": elem_type_of("double")}, {"output": declared("double", 1)})
 
 
 # onnx's documented examples: (input type, target type, input values).
@@ -108,7 +128,7 @@ def documented(name, src, dst, values):
                 return NotApplicable(f"no {src} -> {dst} binding: one default target per input type; "
                                      f"{src} -> {TARGET[src]} carries the same bytes")
             return NotApplicable(f"onnx's documented example is {src} -> {dst}")
-        return case(np.array(values, dtype=numpy_of(src)), dst)
+        return case(v, np.array(values, dtype=numpy_of(src)), dst)
 
     OPERATOR.example(example, name=name)
 

@@ -3,14 +3,17 @@
 import numpy as np
 
 from onnx_conformance.generators import values
-from onnx_conformance.generators.case import Case, NotApplicable, Operator
-from onnx_conformance.generators.logic_family import FORMS, as_type, binary_case, bit_patterns
+from onnx_conformance.generators.arithmetic_family import broadcast_operands, one_type
+from onnx_conformance.generators.case import NotApplicable, Operator
+from onnx_conformance.generators.logic_family import FORMS, as_type, binary_case, bit_patterns, elementwise
 from onnx_conformance.generators.movement import data, declared
+from onnx_conformance.generators.semantics import Rejected, Undefined
 
 OPERATOR = Operator("BitShift", primary="T")
 
 
 def width(t) -> int:
+    """T's number of bits."""
     return int(t.np().itemsize * 8)
 
 
@@ -21,6 +24,9 @@ def defines_overflow(v) -> bool:
 
 
 def shift(direction: str, bits: int):
+    """The opset-28 rule: an arithmetic right shift, a left shift whose bits past T's width are
+    discarded (elementwise wraps them), and a shift by < 0 or >= the width giving the sign fill."""
+
     def rule(x: int, y: int) -> int:
         if y < 0 or y >= bits:
             # 'the result is whatever the sign bit extension alone produces: -1 for a right shift
@@ -32,10 +38,41 @@ def shift(direction: str, bits: int):
     return rule
 
 
+def direction_rule(v) -> str:
+    """The direction attribute's rule: 'It can be either "RIGHT" (for right shift) or "LEFT" ...'."""
+    rule = v.schema.attributes["direction"].description.strip()
+    return rule[rule.index("It can be"):]
+
+
+@OPERATOR.semantics
+def bit_shift(v, attrs, inputs):
+    """Z = X shifted by Y places (numpy-style broadcasting), in T's width; opset 11 defines neither
+    bits shifted out of T nor a shift by T's width or more (Undefined), opset 28 both."""
+    x, y = np.asarray(inputs["X"]), np.asarray(inputs["Y"])
+    t = one_type(v, {"X": x, "Y": y})
+    direction = attrs.get("direction")
+    if direction not in ("RIGHT", "LEFT"):
+        raise Rejected(direction_rule(v))
+    x, y = broadcast_operands(v, x, y, attrs)
+    bits = int(np.dtype(x.dtype).itemsize * 8)
+    rule = shift(direction, bits) if defines_overflow(v) else within_width(shift(direction, bits), bits)
+    return {"Z": elementwise(rule, t, [x, y], [t, t], wraps=defines_overflow(v))}
+
+
+def within_width(rule, bits: int):
+    """Opset 11: a shift by the type's width or more is undefined (as in C)."""
+
+    def shifted(x: int, y: int) -> int:
+        if y >= bits:
+            raise Undefined(f"BitShift-11 does not define a shift by {y}, {bits} bits or more (C leaves it undefined)")
+        return rule(x, y)
+
+    return shifted
+
+
 def case(v, t, direction, x, y):
     x, y = np.asarray(x), np.asarray(y)
-    return binary_case(v, t, shift(direction, width(t)), x, y, names=("X", "Y", "Z"),
-                       attrs={"direction": direction}, wraps=defines_overflow(v))
+    return binary_case(OPERATOR, v, x, y, names=("X", "Y", "Z"), attrs={"direction": direction})
 
 
 def listed(v, t, direction, x, y):
@@ -161,6 +198,4 @@ def rank8(v, t, rng):
 @OPERATOR.rejection
 def invalid_direction(v, t, rng):
     x = as_type(t, [16, 4, 1])
-    rule = v.schema.attributes["direction"].description.strip()
-    return Case({"X": x, "Y": as_type(t, [1, 2, 3])}, {"Z": declared(t.dtype, 1)}, {"direction": "UP"},
-                error=rule[rule.index("It can be"):])
+    return OPERATOR.reject(v, {"X": x, "Y": as_type(t, [1, 2, 3])}, {"direction": "UP"}, {"Z": declared(t.dtype, 1)})

@@ -5,11 +5,12 @@ from fractions import Fraction
 import numpy as np
 import onnx.defs
 
-from onnx_conformance.generators.case import Case, NotApplicable
+from onnx_conformance.generators.case import NotApplicable
 from onnx_conformance.generators.cast_family import (
     FLOAT8,
     IEEE,
     CastOperator,
+    cast,
     conversion,
     convert,
     decode,
@@ -17,7 +18,8 @@ from onnx_conformance.generators.cast_family import (
     explain_reference,
     tolerance,
 )
-from onnx_conformance.harness.dtypes import elem_type_of
+from onnx_conformance.generators.semantics import Rejected
+from onnx_conformance.harness.dtypes import elem_type_of, name_of
 
 OPERATOR = CastOperator("Cast")
 
@@ -33,11 +35,27 @@ def documented(texts):
     return [decode(e, "float") for e in np.array(texts, dtype=np.float32)]
 
 
-def case(v, t, conv, **attrs):
-    if isinstance(conv, NotApplicable):
-        return conv
-    x, y = conv
-    return Case({"input": x}, {"output": y}, {"to": to(v, t["T2"]), **attrs}, tolerance=tolerance(t["T2"]))
+@OPERATOR.semantics
+def cast_(v, attrs, inputs):
+    """input converted to the type `to` names, element by element, by the version's rules (cast_family.cast)."""
+    return {"output": cast(v, attrs, inputs["input"], target(v, attrs.get("to")))}
+
+
+def target(v, to) -> str:
+    """The type `to` names: Cast-1's STRING attribute spells the DataType ("FLOAT16"), from Cast-6 on
+    it is the enum's value; "Strictly must be one of the types from DataType enum in TensorProto"."""
+    try:
+        if isinstance(to, (str, bytes)):
+            return name_of(elem_type_of(to.decode() if isinstance(to, bytes) else to))
+        return name_of(int(to))
+    except (ValueError, TypeError):
+        raise Rejected(v.schema.attributes["to"].description) from None
+
+
+def case(v, t, x, **attrs):
+    if isinstance(x, NotApplicable):
+        return x
+    return OPERATOR.expect(v, {"input": x}, {"to": to(v, t["T2"]), **attrs}, tolerance=tolerance(t["T2"]))
 
 
 def to(v, dst):
@@ -73,8 +91,8 @@ def e8m0(v, t, rng):
     data = documented(E8M0_DATA)
     if t["T1"] == "float8e8m0":
         data = [Fraction(convert(q, "float", "float8e8m0", v.since_version)) for q in data]
-        return case(v, t, exactly(v, t["T1"], t["T2"], data, (2, 4)))
-    return case(v, t, exactly(v, t["T1"], t["T2"], data, (2, 4)), saturate=1, round_mode="up")
+        return case(v, t, exactly(t["T1"], data, (2, 4)))
+    return case(v, t, exactly(t["T1"], data, (2, 4)), saturate=1, round_mode="up")
 
 
 def rounding(mode, saturate):

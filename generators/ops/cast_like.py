@@ -1,10 +1,11 @@
 """CastLike: the input cast to the element type of target_type, by Cast's rules, for every (from, to) pair of its newest version."""
 
-from onnx_conformance.generators.case import Case, NotApplicable
+from onnx_conformance.generators.case import NotApplicable, type_of
 from onnx_conformance.generators.cast_family import (
     FLOAT8,
     IEEE,
     CastOperator,
+    cast,
     conversion,
     explain_reference,
     like,
@@ -17,17 +18,23 @@ from onnx_conformance.generators.spec import versions
 OPERATOR = CastOperator("CastLike", full=lambda v: v.since_version == versions("CastLike")[-1].since_version)
 
 
-def case(t, conv, **attrs):
-    if isinstance(conv, NotApplicable):
-        return conv
-    x, y = conv
-    return Case({"input": x, "target_type": like(t["T2"])}, {"output": y}, attrs, tolerance=tolerance(t["T2"]))
+@OPERATOR.semantics
+def cast_like(v, attrs, inputs):
+    """input cast to target_type's element type by Cast's rules (cast_family.cast); its values are not read."""
+    return {"output": cast(v, attrs, inputs["input"], type_of(inputs["target_type"]))}
+
+
+def case(v, t, x, **attrs):
+    if isinstance(x, NotApplicable):
+        return x
+    inputs = {"input": x, "target_type": like(t["T2"])}
+    return OPERATOR.expect(v, inputs, attrs, tolerance=tolerance(t["T2"]))
 
 
 @OPERATOR.example
 def default(v, t, rng):
     """One case per pair, the target's ties, range ends and specials in the source's values."""
-    return case(t, conversion(v, t["T1"], t["T2"], rng))
+    return case(v, t, conversion(v, t["T1"], t["T2"], rng))
 
 
 @OPERATOR.example
@@ -37,7 +44,7 @@ def no_saturate(v, t, rng):
         return NotApplicable("saturate exists from CastLike-19 on")
     if t["T2"] not in FLOAT8 or t["T1"] not in IEEE:
         return NotApplicable("the saturate=0 example is for the IEEE float -> float 8 conversions")
-    return case(t, conversion(v, t["T1"], t["T2"], rng, saturate=False), saturate=0)
+    return case(v, t, conversion(v, t["T1"], t["T2"], rng, saturate=False), saturate=0)
 
 
 @OPERATOR.example
@@ -47,7 +54,7 @@ def round_nearest(v, t, rng):
         return NotApplicable("round_mode exists from CastLike-24 on")
     if t["T2"] != "float8e8m0" or t["T1"] not in IEEE:
         return NotApplicable("round_mode only applies to casting to float8e8m0; shown from the IEEE floats")
-    return case(t, conversion(v, t["T1"], t["T2"], rng, round_mode="nearest"), round_mode="nearest")
+    return case(v, t, conversion(v, t["T1"], t["T2"], rng, round_mode="nearest"), round_mode="nearest")
 
 
 explain_reference(OPERATOR)

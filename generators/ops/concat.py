@@ -2,8 +2,9 @@
 
 import numpy as np
 
-from onnx_conformance.generators.case import Case, NotApplicable, Operator
-from onnx_conformance.generators.movement import data, declared
+from onnx_conformance.generators.case import NotApplicable, Operator
+from onnx_conformance.generators.movement import axis_in, data, declared
+from onnx_conformance.generators.semantics import Rejected, Undefined, attr
 from onnx_conformance.generators.slice_family import documented, rule, variadic
 
 OPERATOR = Operator("Concat", primary="T")
@@ -16,11 +17,33 @@ PAIRS = {
 }
 
 
+@OPERATOR.semantics
+def concat(v, attrs, inputs):
+    """The inputs joined along axis (Concat-1's default 1); from version 11 'All input tensors must have the
+    same shape, except for the dimension size of the axis', and axis is in [-r, r-1]."""
+    xs = inputs["inputs"]
+    axis = attr(attrs, "axis", 1)
+    r = xs[0].ndim
+    if v.since_version >= 11:
+        axis = axis_in(axis, r, rule(v, r"Accepted range"))
+    elif not 0 <= axis < r:
+        raise Undefined(f"Concat-{v.since_version}: 'Which axis to concat on': the inputs of rank {r} have no "
+                        f"axis {axis} (negative axes come with version 11)")
+    off_axis = {x.shape[:axis] + x.shape[axis + 1:] if x.ndim == r else None for x in xs}
+    if len(off_axis) > 1:
+        same = rule(v, r"must have the same shape")
+        if same is None:
+            raise Undefined(f"Concat-{v.since_version}: inputs whose shapes differ off the axis (the rule "
+                            "'All input tensors must have the same shape, ...' is Concat-11's)")
+        raise Rejected(same)
+    return {"concat_result": np.concatenate(xs, axis)}
+
+
 def joined(v, t, xs, axis):
     if axis < 0 and v.since_version < 11:
         return NotApplicable(f"Concat-{v.since_version} gives 'axis' no negative values; "
                              "'A negative value means counting dimensions from the back.' is Concat-11's")
-    return Case(variadic("inputs", xs), {"concat_result": np.concatenate(xs, axis)}, {"axis": axis})
+    return OPERATOR.expect(v, variadic("inputs", xs), {"axis": axis})
 
 
 def documented_example(rank_name, axis):
@@ -52,4 +75,4 @@ def mismatched_ranks(v, t, rng):
                              "must have the same shape, except for the dimension size of the axis to concatenate "
                              "on.' is Concat-11's)")
     xs = [data(t, (2, 3), rng), data(t, (2, 3, 1), rng)]
-    return Case(variadic("inputs", xs), {"concat_result": declared(t.dtype, 2)}, {"axis": 0}, error=broken)
+    return OPERATOR.reject(v, variadic("inputs", xs), {"axis": 0}, {"concat_result": declared(t.dtype, 2)})

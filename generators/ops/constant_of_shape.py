@@ -1,12 +1,37 @@
 """ConstantOfShape: a tensor of the shape its input gives, every element the one value of the value attribute."""
 
+import re
+
 import numpy as np
 from onnx import numpy_helper
 
-from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.case import NotApplicable, Operator
 from onnx_conformance.generators.movement import data, declared
+from onnx_conformance.generators.semantics import Rejected
 
 OPERATOR = Operator("ConstantOfShape", primary="T2")
+
+
+def _said(text: str, pattern: str) -> str:
+    """The sentence of a description that matches `pattern`, verbatim."""
+    return next(s.strip() for s in re.split(r"(?<=\.)", " ".join(text.split())) if re.search(pattern, s))
+
+
+@OPERATOR.semantics
+def constant_of_shape(v, attrs, inputs):
+    """A tensor of the shape the 1-D input gives ('If empty tensor is given, the output would be a scalar'),
+    every element the one value of `value`, which 'defaults to a tensor of value 0 and datatype float32'."""
+    shape = np.asarray(inputs["input"], np.int64)
+    description = v.schema.inputs[0].description
+    if shape.ndim != 1:
+        raise Rejected(_said(description, r"^1D tensor"))
+    if (shape < 0).any():
+        raise Rejected(_said(description, r"All values must be >= 0"))
+    value = attrs.get("value")
+    fill = np.zeros(1, np.float32) if value is None else numpy_helper.to_array(value).reshape(-1)
+    if fill.size != 1:
+        raise Rejected(_said(v.schema.attributes["value"].description, r"Should be a one-element tensor"))
+    return {"output": np.full(tuple(shape.tolist()), fill[0], dtype=fill.dtype)}
 
 NO_ZERO = NotApplicable("float8e8m0 (8-bit exponent, no mantissa: 2^-127..2^127 and NaN) has no encoding of 0")
 
@@ -16,16 +41,15 @@ def _fill(t, number):
     return np.array([number], dtype=object) if t.dtype == "string" else np.array([number], dtype=t.np())
 
 
-def _case(shape, fill):
+def _case(v, shape, fill):
     shape = np.array(shape, dtype=np.int64)
-    out = np.full(tuple(shape.tolist()), fill[0], dtype=fill.dtype)
-    return Case({"input": shape}, {"output": out}, {"value": numpy_helper.from_array(fill, "value")})
+    return OPERATOR.expect(v, {"input": shape}, {"value": numpy_helper.from_array(fill, "value")})
 
 
 @OPERATOR.example
 def float_ones(v, t, rng):
     """onnx's test_constantofshape_float_ones: shape [4, 3, 2], value 1 (here in every T2)."""
-    return _case([4, 3, 2], _fill(t, 1))
+    return _case(v, [4, 3, 2], _fill(t, 1))
 
 
 @OPERATOR.example
@@ -33,26 +57,26 @@ def int_zeros(v, t, rng):
     """onnx's test_constantofshape_int_zeros: shape [10, 6], value 0 (here in every T2)."""
     if t.dtype == "float8e8m0":
         return NO_ZERO
-    return _case([10, 6], _fill(t, 0))
+    return _case(v, [10, 6], _fill(t, 0))
 
 
 @OPERATOR.example
 def int_shape_zero(v, t, rng):
     """onnx's test_constantofshape_int_shape_zero: shape [0], an empty output."""
-    return _case([0], data(t, (1,), rng))
+    return _case(v, [0], data(t, (1,), rng))
 
 
 @OPERATOR.example
 def value(v, t, rng):
     """A value from the type's own data (its special encodings among them); 15 elements, odd."""
     pool = data(t, (4,), rng)
-    return _case([3, 1, 5], pool[int(rng.integers(0, 4)):][:1])
+    return _case(v, [3, 1, 5], pool[int(rng.integers(0, 4)):][:1])
 
 
 @OPERATOR.example
 def rank0(v, t, rng):
     """'If empty tensor is given, the output would be a scalar.'"""
-    return _case([], data(t, (1,), rng))
+    return _case(v, [], data(t, (1,), rng))
 
 
 @OPERATOR.example
@@ -61,8 +85,7 @@ def default_value(v, t, rng):
     if t.dtype != "float":
         return NotApplicable("without the value attribute the output is float: 'If not specified, it defaults "
                              "to a tensor of value 0 and datatype float32'")
-    shape = np.array([2, 3], dtype=np.int64)
-    return Case({"input": shape}, {"output": np.zeros((2, 3), dtype=np.float32)})
+    return OPERATOR.expect(v, {"input": np.array([2, 3], dtype=np.int64)})
 
 
 @OPERATOR.rejection
@@ -70,5 +93,5 @@ def negative_dim(v, t, rng):
     """Rejection: a negative dimension in the shape input."""
     shape = np.array([2, -1], dtype=np.int64)
     fill = _fill(t, 1)
-    return Case({"input": shape}, {"output": declared(t.dtype, 2)}, {"value": numpy_helper.from_array(fill, "value")},
-                error=v.schema.inputs[0].description.strip().split(". ")[-1])
+    return OPERATOR.reject(v, {"input": shape}, {"value": numpy_helper.from_array(fill, "value")},
+                           {"output": declared(t.dtype, 2)})

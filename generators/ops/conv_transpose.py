@@ -4,19 +4,21 @@ import math
 
 import numpy as np
 
-from onnx_conformance.generators.case import Case, Declared, NotApplicable, Operator
+from onnx_conformance.generators.case import Declared, NotApplicable, Operator
 from onnx_conformance.generators.conv_family import (
     add_bias,
-    conv_transpose,
     documented,
     geometry_only,
     operand,
+    rounded_like,
+    spatial_attrs,
     specials,
     tolerance,
     transpose_magnitude,
     transpose_pads,
 )
-from onnx_conformance.generators.linalg_family import to_type
+from onnx_conformance.generators.conv_family import conv_transpose as transpose
+from onnx_conformance.generators.semantics import Rejected, Undefined, attr
 
 OPERATOR = Operator("ConvTranspose")
 
@@ -34,47 +36,94 @@ DOC_W_GROUP = np.ones((2, 1, 3, 3)).tolist()
 
 
 def v1_same_reason(v):
+    """Why ConvTranspose-1's SAME_* has no value here: its auto_pad sentence and its equations disagree."""
     return (f"ConvTranspose-{v.since_version}'s auto_pad sentence ('pad the input so that the output spatial size "
             "match the input', the odd pixel 'at the end for SAME_UPPER') and its equations (output_shape = "
             "stride * (input - 1) + ..., 'If (auto_pads != SAME_UPPER): pads[start_i] = total_padding[i]/2') "
             "disagree on the size and the split; only stride 1 with an even total padding satisfies both")
 
 
+W_SHAPE = "W: 'has size (C x M/group x kH x kW), where C is the number of channels'"
+GROUPS = "group: 'number of groups input channels and output channels are divided into' ({} channels into {} groups)"
+OUTPUT_PADDING = ("output_padding: 'Each padding value in \"output_padding\" must be less than the corresponding "
+                  "stride/dilation dimension.'")
+NEGATIVE_OUTPUT = ("'output_shape[i] = stride[i] * (input_size[i] - 1) + output_padding[i] + ((kernel_shape[i] - 1) "
+                   "* dilations[i] + 1) - pads[start_i] - pads[end_i]' is negative here")
+
+
+def resolve(v, attrs: dict, x_shape, w_shape) -> dict:
+    """strides, the pads in effect, dilations, group and output_padding of a ConvTranspose node on these
+    shapes. Pads come from output_shape where given ('If output_shape is specified pads values are
+    ignored'), else from SAME_* (an output of input * stride), else VALID's zeros or the explicit pads; the
+    split follows the version's equations (ConvTranspose-11: 'If (auto_pads == SAME_UPPER): pads[start_i]
+    = total_padding[i]/2'; ConvTranspose-1: 'If (auto_pads != SAME_UPPER)'). ConvTranspose-1's SAME_* has
+    a value only where its sentence and its equations agree (stride 1, an even total)."""
+    if len(x_shape) < 3 or len(w_shape) != len(x_shape):
+        raise Rejected("X: '(N x C x D1 x D2 ... x Dn)'; W: '(C x M/group x k1 x k2 x ... x kn)'")
+    n = len(x_shape) - 2
+    kernel = list(w_shape[2:])
+    s, d, pads, auto_pad = spatial_attrs(v, attrs, n, kernel)
+    group = attr(attrs, "group", 1)
+    adj = list(attr(attrs, "output_padding", [0] * n))
+    output_shape = attrs.get("output_shape")
+    if w_shape[0] != x_shape[1]:
+        raise Rejected(W_SHAPE)
+    if group < 1 or x_shape[1] % group:
+        raise Rejected(GROUPS.format(x_shape[1], group))
+    if len(adj) != n or any(a < 0 for a in adj):
+        raise Rejected("output_padding: one value per spatial axis, 'added to one side of the output'")
+    if v.since_version >= 11 and any(a >= st and a >= dl for a, st, dl in zip(adj, s, d)):
+        raise Rejected(OUTPUT_PADDING)
+    if output_shape is not None:
+        output_shape = list(output_shape)[-n:]  # ConvTranspose-1's may also name N and C
+    v11 = v.since_version >= 11
+    floor_first = (auto_pad == "SAME_UPPER") if v11 else (auto_pad != "SAME_UPPER")
+    if output_shape is not None:
+        effective = transpose_pads(x_shape[2:], kernel, s, d, adj, output_shape, floor_first)
+    elif auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        target = [size * st for size, st in zip(x_shape[2:], s)]
+        effective = transpose_pads(x_shape[2:], kernel, s, d, adj, target, floor_first)
+        if not v11 and (any(st != 1 for st in s) or any((e + b_) % 2 for b_, e in zip(effective[:n], effective[n:]))):
+            raise Undefined(v1_same_reason(v))
+    elif auto_pad == "VALID":
+        effective = [0] * (2 * n)
+    else:
+        effective = pads or [0] * (2 * n)
+    outs = [s[i] * (x_shape[2 + i] - 1) + adj[i] + (kernel[i] - 1) * d[i] + 1 - effective[i] - effective[n + i]
+            for i in range(n)]
+    if any(o < 1 for o in outs):
+        raise Rejected(NEGATIVE_OUTPUT)
+    return dict(strides=s, pads=effective, dilations=d, group=group, output_padding=adj)
+
+
+@OPERATOR.semantics
+def conv_transpose(v, attrs, inputs):
+    """Each X pixel times the kernel, added at stride * position + dilation * offset of the full output,
+    which pads crop; plus B[m]. The exact sum rounded once to T."""
+    x, w, b = inputs["X"], inputs["W"], inputs.get("B")
+    g = resolve(v, attrs, x.shape, w.shape)
+    if b is not None and b.shape != (w.shape[1] * g["group"],):
+        raise Rejected("B: 'Optional 1D bias to be added to the convolution, has size of M.'")
+    return {"Y": rounded_like(add_bias(transpose(x, w, **g), b), x)}
+
+
 def convT(v, t, x, w, b=None, *, kernel_shape=False, strides=None, pads=None, dilations=None, group=None,
           output_padding=None, output_shape=None, auto_pad=None):
-    """The case: the attributes given, the pads the version's equations give, the exact result rounded once."""
-    n = x.ndim - 2
-    s = list(strides or [1] * n)
-    d = list(dilations or [1] * n)
-    adj = list(output_padding or [0] * n)
-    kernel = list(w.shape[2:])
+    """The case: the attributes given, the semantics' Y, the accumulation tolerance of this data."""
     attrs = {}
     if kernel_shape:
-        attrs["kernel_shape"] = kernel
+        attrs["kernel_shape"] = list(w.shape[2:])
     for name, value in (("strides", strides), ("pads", pads), ("dilations", dilations), ("group", group),
                         ("output_padding", output_padding), ("output_shape", output_shape), ("auto_pad", auto_pad)):
         if value is not None:
             attrs[name] = value
-    v11 = v.since_version >= 11
-    # ConvTranspose-11: 'If (auto_pads == SAME_UPPER): pads[start_i] = total_padding[i]/2 ...';
-    # ConvTranspose-1: 'If (auto_pads != SAME_UPPER): pads[start_i] = total_padding[i]/2 ...'.
-    floor_first = (auto_pad == "SAME_UPPER") if v11 else (auto_pad != "SAME_UPPER")
-    if output_shape is not None:
-        effective = transpose_pads(x.shape[2:], kernel, s, d, adj, output_shape, floor_first)
-    elif auto_pad in ("SAME_UPPER", "SAME_LOWER"):
-        target = [size * st for size, st in zip(x.shape[2:], s)]
-        effective = transpose_pads(x.shape[2:], kernel, s, d, adj, target, floor_first)
-        if not v11 and (any(st != 1 for st in s) or any((e + b_) % 2 for b_, e in zip(effective[:n], effective[n:]))):
-            return NotApplicable(v1_same_reason(v))
-    elif auto_pad == "VALID":
-        effective = [0] * (2 * n)
-    else:
-        effective = pads
-    geometry = dict(strides=s, pads=effective, dilations=d, group=group or 1, output_padding=adj)
-    y = add_bias(conv_transpose(x, w, **geometry), b)
-    terms = (x.shape[1] // (group or 1)) * math.prod(kernel)
-    tol = tolerance(t, terms, transpose_magnitude(x, w, b, **geometry))
-    return Case({"X": x, "W": w, "B": b}, {"Y": to_type(y, t.dtype)}, attrs, tolerance=tol)
+    try:
+        g = resolve(v, attrs, x.shape, w.shape)
+    except Undefined as e:
+        return NotApplicable(e.reason)
+    terms = (x.shape[1] // g["group"]) * math.prod(w.shape[2:])
+    tol = tolerance(t, terms, transpose_magnitude(x, w, b, **g))
+    return OPERATOR.expect(v, {"X": x, "W": w, "B": b}, attrs, tolerance=tol)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -264,25 +313,21 @@ def ieee_specials(v, t, rng):
 # what the spec rules out
 
 
-def rejected(v, t, x, w, error, **attrs):
-    return Case({"X": x, "W": w}, {"Y": Declared(t.dtype, [None] * x.ndim)}, attrs, error=error)
-
-
-W_SHAPE = "W: 'has size (C x M/group x kH x kW), where C is the number of channels'"
+def rejected(v, t, x, w, **attrs):
+    """An expect-error case: the semantics' rejection of X and W with these attributes."""
+    return OPERATOR.reject(v, {"X": x, "W": w}, attrs, {"Y": Declared(t.dtype, [None] * x.ndim)})
 
 
 @OPERATOR.rejection
 def w_channels_mismatch(v, t, rng):
     """X has 2 channels, W.shape[0] is 3."""
-    return rejected(v, t, operand(t, (1, 2, 3, 3), rng), operand(t, (3, 1, 2, 2), rng), W_SHAPE)
+    return rejected(v, t, operand(t, (1, 2, 3, 3), rng), operand(t, (3, 1, 2, 2), rng))
 
 
 @OPERATOR.rejection
 def channels_not_divisible_by_group(v, t, rng):
     """C = 3 with group 2: C/group channels per group is no integer."""
-    return rejected(v, t, operand(t, (1, 3, 3, 3), rng), operand(t, (3, 1, 2, 2), rng),
-                    "group: 'number of groups input channels and output channels are divided into' (3 channels into 2 "
-                    "groups)", group=2)
+    return rejected(v, t, operand(t, (1, 3, 3, 3), rng), operand(t, (3, 1, 2, 2), rng), group=2)
 
 
 @OPERATOR.rejection
@@ -290,23 +335,18 @@ def output_padding_not_less_than_stride(v, t, rng):
     """output_padding 1 at stride 1 and dilation 1."""
     if v.since_version < 11:
         return NotApplicable(f"ConvTranspose-{v.since_version} sets no bound on output_padding")
-    return rejected(v, t, operand(t, (1, 1, 3, 3), rng), operand(t, (1, 1, 2, 2), rng),
-                    "output_padding: 'Each padding value in \"output_padding\" must be less than the corresponding "
-                    "stride/dilation dimension.'", output_padding=[1, 1])
+    return rejected(v, t, operand(t, (1, 1, 3, 3), rng), operand(t, (1, 1, 2, 2), rng), output_padding=[1, 1])
 
 
 @OPERATOR.rejection
 def pads_beyond_output(v, t, rng):
     """pads 3 on each side of a computed 5 x 5 output: 5 - 6 = -1 rows."""
-    return rejected(v, t, operand(t, (1, 1, 3, 3), rng), operand(t, (1, 1, 3, 3), rng),
-                    "'output_shape[i] = stride[i] * (input_size[i] - 1) + output_padding[i] + ((kernel_shape[i] - 1) "
-                    "* dilations[i] + 1) - pads[start_i] - pads[end_i]' is negative here", pads=[3, 3, 3, 3])
+    return rejected(v, t, operand(t, (1, 1, 3, 3), rng), operand(t, (1, 1, 3, 3), rng), pads=[3, 3, 3, 3])
 
 
 @OPERATOR.rejection
 def pads_with_auto_pad(v, t, rng):
     return rejected(v, t, operand(t, (1, 1, 3, 3), rng), operand(t, (1, 1, 3, 3), rng),
-                    "pads: 'This attribute cannot be used simultaneously with auto_pad attribute.'",
                     auto_pad="SAME_UPPER", pads=[1, 1, 1, 1])
 
 

@@ -4,16 +4,19 @@ import math
 
 import numpy as np
 
-from onnx_conformance.generators.case import Case, Declared, NotApplicable, Operator
+from onnx_conformance.generators.case import Declared, NotApplicable, Operator
 from onnx_conformance.generators.conv_family import (
     add_bias,
     deform_convolve,
     deform_magnitude,
     documented,
     operand,
+    out_size,
+    rounded_like,
+    spatial_attrs,
     tolerance,
 )
-from onnx_conformance.generators.linalg_family import to_type
+from onnx_conformance.generators.semantics import Rejected, Undefined, attr
 
 OPERATOR = Operator("DeformConv")
 
@@ -21,9 +24,62 @@ DOC_X = np.arange(9).reshape(1, 1, 3, 3).tolist()
 DOC_W = np.ones((1, 1, 2, 2)).tolist()
 
 
+W_SHAPE = "W: 'It has shape (oC, C/group, kH, kW)'"
+GROUP = "group: 'C and oC must both be divisible by group.'"
+OFFSET_GROUP = "offset_group: 'C must be divisible by offset_group.'"
+OFFSET_SHAPE = "offset: 'It has shape (N, offset_group * kH * kW * 2, oH, oW) for 2D data'"
+MASK_SHAPE = "mask: 'It has shape (N, offset_group * kH * kW, oH, oW) for 2D data'"
+
+
+def resolve(v, attrs: dict, x_shape, w_shape) -> dict:
+    """strides, pads, dilations, group and offset_group of a DeformConv node on these shapes, checked
+    against the spec's rules ('C and oC must both be divisible by group', W of shape (oC, C/group, k...),
+    'C must be divisible by offset_group', a dilated kernel no wider than the padded input)."""
+    if len(x_shape) < 3 or len(w_shape) != len(x_shape):
+        raise Rejected("X: '(N, C, D1, D2, ... , Dn)'; W: '(oC, C/group, k1, k2, ... , kn)'")
+    n = len(x_shape) - 2
+    kernel = list(w_shape[2:])
+    strides, dilations, pads, _ = spatial_attrs(v, attrs, n, kernel)
+    pads = pads or [0] * (2 * n)
+    group, offset_group = attr(attrs, "group", 1), attr(attrs, "offset_group", 1)
+    if group < 1 or x_shape[1] % group or w_shape[0] % group:
+        raise Rejected(GROUP)
+    if x_shape[1] != w_shape[1] * group:
+        raise Rejected(W_SHAPE)
+    if offset_group < 1 or x_shape[1] % offset_group:
+        raise Rejected(OFFSET_GROUP)
+    if any(out_size(x_shape[2 + i], kernel[i], strides[i], dilations[i], pads[i], pads[n + i]) < 1
+           for i in range(n)):
+        raise Rejected("Y: '(N, oC, o1, o2, ..., on)': a kernel wider than the padded input leaves no output")
+    return dict(strides=strides, pads=pads, dilations=dilations, group=group, offset_group=offset_group)
+
+
+@OPERATOR.semantics
+def deform_conv(v, attrs, inputs):
+    """Conv whose kernel element k of output o samples X at o * stride - pad_begin + k * dilation + offset
+    by linear interpolation (zero outside the input), times mask (default ones), times W; plus B. The
+    exact sum rounded once to T."""
+    x, w, offset = inputs["X"], inputs["W"], inputs["offset"]
+    b, mask = inputs.get("B"), inputs.get("mask")
+    g = resolve(v, attrs, x.shape, w.shape)
+    n = x.ndim - 2
+    outs = [out_size(x.shape[2 + i], w.shape[2 + i], g["strides"][i], g["dilations"][i], g["pads"][i],
+                     g["pads"][n + i]) for i in range(n)]
+    kn = math.prod(w.shape[2:])
+    if list(offset.shape) != [x.shape[0], g["offset_group"] * kn * n, *outs]:
+        raise Rejected(OFFSET_SHAPE)
+    if mask is not None and list(mask.shape) != [x.shape[0], g["offset_group"] * kn, *outs]:
+        raise Rejected(MASK_SHAPE)
+    if b is not None and b.shape != (w.shape[0],):
+        raise Rejected("B: 'Optional 1D bias of length oC to be added to the convolution.'")
+    if not np.isfinite(offset.astype(np.float64)).all():
+        raise Undefined("a NaN or infinite offset: linear interpolation at that sampling location has no value")
+    return {"Y": rounded_like(add_bias(deform_convolve(x, w, offset, mask, **g), b), x)}
+
+
 def deform(v, t, x, w, offset, b=None, mask=None, *, kernel_shape=False, strides=None, pads=None, dilations=None,
            group=None, offset_group=None):
-    """The case: the attributes given, the exact sampled sum rounded once."""
+    """The case: the attributes given, the semantics' Y, the accumulation tolerance of this data."""
     attrs = {}
     if kernel_shape:
         attrs["kernel_shape"] = list(w.shape[2:])
@@ -31,13 +87,11 @@ def deform(v, t, x, w, offset, b=None, mask=None, *, kernel_shape=False, strides
                         ("offset_group", offset_group)):
         if value is not None:
             attrs[name] = value
-    geometry = dict(strides=strides, pads=pads, dilations=dilations, group=group or 1, offset_group=offset_group or 1)
-    y = add_bias(deform_convolve(x, w, offset, mask, **geometry), b)
+    g = resolve(v, attrs, x.shape, w.shape)
     # each kernel element's sample is a linear interpolation of 2^n input values
     terms = w.shape[1] * math.prod(w.shape[2:]) * 2 ** (x.ndim - 2)
-    tol = tolerance(t, terms, deform_magnitude(x, w, offset, mask, b, **geometry))
-    return Case({"X": x, "W": w, "offset": offset, "B": b, "mask": mask}, {"Y": to_type(y, t.dtype)}, attrs,
-                tolerance=tol)
+    tol = tolerance(t, terms, deform_magnitude(x, w, offset, mask, b, **g))
+    return OPERATOR.expect(v, {"X": x, "W": w, "offset": offset, "B": b, "mask": mask}, attrs, tolerance=tol)
 
 
 def doc_offset(t, shape, marks):
@@ -173,35 +227,34 @@ def deform_conv_1d(v, t, rng):
 # what the spec rules out
 
 
-def rejected(v, t, x, w, offset, error, **attrs):
-    return Case({"X": x, "W": w, "offset": offset}, {"Y": Declared(t.dtype, [None] * x.ndim)}, attrs, error=error)
+def rejected(v, t, x, w, offset, **attrs):
+    """An expect-error case: the semantics' rejection of X, W and offset with these attributes."""
+    return OPERATOR.reject(v, {"X": x, "W": w, "offset": offset}, attrs, {"Y": Declared(t.dtype, [None] * x.ndim)})
 
 
 @OPERATOR.rejection
 def channels_not_divisible_by_offset_group(v, t, rng):
     return rejected(v, t, operand(t, (1, 3, 3, 3), rng), operand(t, (1, 3, 2, 2), rng),
-                    np.zeros((1, 16, 2, 2), t.np()), "offset_group: 'C must be divisible by offset_group.'",
-                    offset_group=2)
+                    np.zeros((1, 16, 2, 2), t.np()), offset_group=2)
 
 
 @OPERATOR.rejection
 def channels_not_divisible_by_group(v, t, rng):
     return rejected(v, t, operand(t, (1, 3, 3, 3), rng), operand(t, (2, 1, 2, 2), rng),
-                    np.zeros((1, 8, 2, 2), t.np()), "group: 'C and oC must both be divisible by group.'", group=2)
+                    np.zeros((1, 8, 2, 2), t.np()), group=2)
 
 
 @OPERATOR.rejection
 def output_channels_not_divisible_by_group(v, t, rng):
     return rejected(v, t, operand(t, (1, 2, 3, 3), rng), operand(t, (3, 1, 2, 2), rng),
-                    np.zeros((1, 8, 2, 2), t.np()), "group: 'C and oC must both be divisible by group.'", group=2)
+                    np.zeros((1, 8, 2, 2), t.np()), group=2)
 
 
 @OPERATOR.rejection
 def offset_channels_mismatch(v, t, rng):
     """offset with 6 channels for a 2 x 2 kernel (8 wanted)."""
     return rejected(v, t, operand(t, (1, 1, 3, 3), rng), operand(t, (1, 1, 2, 2), rng),
-                    np.zeros((1, 6, 2, 2), t.np()),
-                    "offset: 'It has shape (N, offset_group * kH * kW * 2, oH, oW) for 2D data'")
+                    np.zeros((1, 6, 2, 2), t.np()))
 
 
 # Where onnx's ReferenceEvaluator (1.23) differs from our value, and why ours stands (cases/crosscheck.md).

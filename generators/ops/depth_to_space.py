@@ -2,9 +2,10 @@
 
 import numpy as np
 
-from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.case import NotApplicable, Operator
 from onnx_conformance.generators.movement import data
-from onnx_conformance.generators.spatial_family import depth_to_space, documented
+from onnx_conformance.generators.semantics import Rejected
+from onnx_conformance.generators.spatial_family import block_rule, depth_to_space, documented, output_rule
 
 OPERATOR = Operator("DepthToSpace", primary="T")
 
@@ -12,12 +13,22 @@ OPERATOR = Operator("DepthToSpace", primary="T")
 DOC_INPUT = (np.arange(8)[:, None, None] * 9 + np.arange(6).reshape(2, 3)).reshape(1, 8, 2, 3).tolist()
 
 
+@OPERATOR.semantics
+def depth_to_space_semantics(v, attrs, inputs):
+    """The spec's reshape/transpose/reshape in DCR (the default, and version 1's only order) or CRD;
+    C must be a multiple of blocksize^2 for the output's "C/(blocksize * blocksize)" channels."""
+    x, bs, mode = block_rule(v, inputs, attrs)
+    if x.shape[1] % (bs * bs):
+        raise Rejected(output_rule(v))
+    return {"output": depth_to_space(x, bs, mode)}
+
+
 def case(v, t, x, blocksize, mode):
     """mode None leaves the attribute out: DCR by default (11+), and version 1's only order."""
     if mode is not None and not v.has_attribute("mode"):
         return NotApplicable(f"DepthToSpace-{v.since_version} has no `mode` attribute (it came in version 11)")
     attrs = {"blocksize": blocksize} | ({} if mode is None else {"mode": mode})
-    return Case({"input": x}, {"output": depth_to_space(x, blocksize, mode or "DCR")}, attrs)
+    return OPERATOR.expect(v, {"input": x}, attrs)
 
 
 @OPERATOR.example

@@ -7,19 +7,22 @@ from fractions import Fraction
 import numpy as np
 
 from onnx_conformance.generators import values
-from onnx_conformance.generators.case import Case, Declared, NotApplicable
+from onnx_conformance.generators.case import Declared, NotApplicable
 from onnx_conformance.generators.quant_family import (
     QuantOperator,
     array,
     block_range,
     dequantize_one,
     dq_types,
+    dtype_name,
     elem,
     exact_values,
-    expand,
     nonzero_zp,
+    per_element,
     representable,
 )
+from onnx_conformance.generators.semantics import Rejected, attr
+from onnx_conformance.harness.dtypes import name_of
 
 OPERATOR = QuantOperator(
     "DequantizeLinear", {10: "T", 19: "T1"},
@@ -27,6 +30,39 @@ OPERATOR = QuantOperator(
               # the output type follows the scale's where it can (no output_dtype needed)
               "T3": lambda v, b: b["T2"] if b.get("T2") in v.type_params.get("T3", ()) else "float"},
 )
+
+
+def output_type(v, attrs: dict, scale) -> str:
+    """y's type: float (10, 13); x_scale's ('x_scale' still determines the output type', 19, 21); from 23
+    'determined by the attribute `output_dtype`. If `output_dtype` is not supplied then the output type is
+    the same as `x_scale`'."""
+    if v.since_version < 19:
+        return "float"
+    given = attr(attrs, "output_dtype", 0)
+    yt = name_of(given) if given and v.has_attribute("output_dtype") else dtype_name(scale)
+    if "T3" in v.type_params and yt not in v.type_params["T3"]:
+        raise Rejected(f"output_dtype: '{v.schema.outputs[0].description}' ({yt} is not one of T3's types)")
+    return yt
+
+
+@OPERATOR.semantics
+def dequantize_linear(v, attrs, inputs):
+    """y = (x - x_zero_point) * x_scale element by element, each element with the scale and zero point of its
+    granularity; rounded once to the output type, whose precision the multiplication takes from 23 on.
+    'x_zero_point and x must have the same type'; 'In the case of dequantizing int32, there's no zero point
+    (zero point is supposed to be 0)': a nonzero one is refused."""
+    x, scale, zp = np.asarray(inputs["x"]), np.asarray(inputs["x_scale"]), inputs.get("x_zero_point")
+    yt = output_type(v, attrs, scale)
+    if zp is not None and dtype_name(zp) != dtype_name(x):
+        raise Rejected(v.sentence(r"x_zero_point.{0,2} and .{0,2}x.{0,2} must have") + f" (x {dtype_name(x)}, "
+                       f"x_zero_point {dtype_name(zp)})")
+    if zp is not None and dtype_name(x) == "int32" and np.any(np.asarray(zp) != 0):
+        raise Rejected(v.sentence(r"there's no zero point"))
+    scales, zps = per_element(v, x.shape, scale, zp, attrs, "x_scale", "x_zero_point")
+    in_out = v.since_version >= 23
+    xs = exact_values(x).reshape(-1)
+    out = [dequantize_one(a, s, z, yt, in_out) for a, s, z in zip(xs, scales.reshape(-1), zps.reshape(-1))]
+    return {"y": array(out, yt, x.shape)}
 
 
 def dequantize(v, t, x, scale, zp, *, axis=None, block_size=0):
@@ -39,15 +75,8 @@ def dequantize(v, t, x, scale, zp, *, axis=None, block_size=0):
     if v.has_attribute("output_dtype") and yt != st:
         # 'If output_dtype is not supplied then the output type is the same as x_scale'
         attrs["output_dtype"] = elem(yt)
-    use_axis = 1 if axis is None else axis
-    xs = exact_values(x)
-    ss = expand(exact_values(scale), x.shape, use_axis if x.ndim else None, block_size)
-    zs = expand(exact_values(zp), x.shape, use_axis if x.ndim else None, block_size) if zp is not None \
-        else np.zeros(x.shape, dtype=object)
-    out = [dequantize_one(a, s, z, yt) for a, s, z in zip(xs.reshape(-1), ss.reshape(-1), zs.reshape(-1))]
-    y = array(out, yt, x.shape)
     tol = {"ulp": 0} if yt in ("float", "float16", "bfloat16") else None
-    return Case({"x": x, "x_scale": scale, "x_zero_point": zp}, {"y": y}, attrs, tolerance=tol)
+    return OPERATOR.expect(v, {"x": x, "x_scale": scale, "x_zero_point": zp}, attrs, tolerance=tol)
 
 
 def zero_point(xt: str) -> int | None:
@@ -230,6 +259,14 @@ def no_zero_point(v, t, rng):
 # rejections
 
 
+def output_attrs(v, t, attrs: dict) -> dict:
+    """attrs with output_dtype where the binding's output type is not the scale's."""
+    xt, st, yt = dq_types(v, t)
+    if v.has_attribute("output_dtype") and yt != st:
+        attrs["output_dtype"] = elem(yt)
+    return attrs
+
+
 @OPERATOR.rejection
 def scale_length_mismatch(v, t, rng):
     """A 1-D x_scale whose length is not the axis' dimension."""
@@ -237,13 +274,9 @@ def scale_length_mismatch(v, t, rng):
         return NotApplicable(f"DequantizeLinear-{v.since_version} has no per-axis quantization")
     xt, st, yt = dq_types(v, t)
     x = array([k % 7 for k in range(24)], xt, (2, 3, 4))
-    rule = (v.sentence(r"1-D tensor for per-axis") or "x_scale is a 1-D tensor of the axis' length")
     zp = None if xt == "int32" else array([0] * 4, xt)
-    attrs = {"axis": 1}
-    if v.has_attribute("output_dtype") and yt != st:
-        attrs["output_dtype"] = elem(yt)
-    return Case({"x": x, "x_scale": array([1, 2, 1, 2], st), "x_zero_point": zp}, {"y": Declared(yt, (2, 3, 4))},
-                attrs, error=rule)
+    inputs = {"x": x, "x_scale": array([1, 2, 1, 2], st), "x_zero_point": zp}
+    return OPERATOR.reject(v, inputs, output_attrs(v, t, {"axis": 1}), {"y": Declared(yt, (2, 3, 4))})
 
 
 @OPERATOR.rejection
@@ -256,11 +289,8 @@ def block_size_out_of_range(v, t, rng):
     assert not lo <= 2 <= hi
     x = array([k % 7 for k in range(12)], xt, (2, 6))
     zp = None if xt == "int32" else array([[0, 0], [0, 0]], xt)
-    attrs = {"axis": 1, "block_size": 2}
-    if v.has_attribute("output_dtype") and yt != st:
-        attrs["output_dtype"] = elem(yt)
-    return Case({"x": x, "x_scale": array([[1, 2], [2, 1]], st), "x_zero_point": zp}, {"y": Declared(yt, (2, 6))},
-                attrs, error="block_size: 'the accepted range is [ceil(Di/Si), ceil(Di/(Si-1))-1]'")
+    inputs = {"x": x, "x_scale": array([[1, 2], [2, 1]], st), "x_zero_point": zp}
+    return OPERATOR.reject(v, inputs, output_attrs(v, t, {"axis": 1, "block_size": 2}), {"y": Declared(yt, (2, 6))})
 
 
 # Where onnx's ReferenceEvaluator (1.23) differs from our value, and why ours stands (cases/crosscheck.md).

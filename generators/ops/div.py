@@ -20,7 +20,8 @@ OPERATOR = Operator("Div")
 TRUNCATION = r"truncating division"
 
 
-def div(a, b, v, t):
+def div(a, b, v, t, attrs):
+    """IEEE's quotient for floats; for integers "truncating division (rounding toward zero)" (from Div-7)."""
     if is_float(t.dtype):
         return ieee(operator.truediv, a, b)
     if not v.sentence(TRUNCATION) and (a < 0) != (b < 0) and b and a % b:

@@ -9,7 +9,8 @@ specified explicitly, it is false', and ratio an optional input (before: a FLOAT
 import numpy as np
 
 from onnx_conformance.generators import values
-from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.case import NotApplicable, Operator
+from onnx_conformance.generators.semantics import NotDeterministic, Rejected, Undefined, attr
 
 OPERATOR = Operator("Dropout", primary="T")
 
@@ -29,7 +30,40 @@ def no_ratio_input(v, t):
     return None
 
 
-def dropout(v, t, x, ratio=None, training_mode=None, mask=False, seed=None, is_test=None):
+@OPERATOR.semantics
+def dropout(v, attrs, inputs):
+    """Deterministic in test / inference mode, or with ratio 0: output = data, and the mask all ones ('if mask is
+    requested as output it will contain all ones'; versions 1 and 6 in test mode: 'this output is not filled').
+    Random otherwise (a dropout with ratio > 0 in training mode: NotDeterministic). The mode: is_test (versions 1
+    and 6, default 0: training); none in versions 7 and 10, whose test mode is taken (onnx's node tests run them as
+    a copy); training_mode from version 12 ('unless specified explicitly, it is false'), where a ratio 'with value in
+    [0, 1)' applies. Versions 12 and 13 say both 'If this input was not set ... a simple copy' and 'if not specified
+    it will default to 0.5': training without a ratio has no stated result there."""
+    x = inputs["data"]
+    ones = np.ones(x.shape, dtype=np.bool_ if v.since_version >= 10 else x.dtype)
+    if v.since_version < 7:
+        if attr(attrs, "is_test", 0):
+            return {"output": x.copy()}
+        ratio = attr(attrs, "ratio", 0.5)
+    elif v.since_version < 12:
+        return {"output": x.copy(), "mask": ones}
+    else:
+        training = inputs.get("training_mode")
+        if training is None or not bool(np.asarray(training).reshape(-1)[0]):
+            return {"output": x.copy(), "mask": ones}
+        given = inputs.get("ratio")
+        if given is None and v.since_version < 22:
+            raise Undefined(f"training_mode true without a ratio: 'ratio: {v.schema.inputs[1].description}' says "
+                            "both a copy and a default of 0.5")
+        ratio = 0.5 if given is None else float(np.asarray(given, np.float64).reshape(-1)[0])
+        if not 0 <= ratio < 1:
+            raise Rejected(f"ratio: {v.schema.inputs[1].description} (given {ratio})")
+    if ratio == 0:
+        return {"output": x.copy(), "mask": ones}
+    raise NotDeterministic(TRAINING)
+
+
+def dropout_case(v, t, x, ratio=None, training_mode=None, mask=False, seed=None, is_test=None):
     """A case whose expected output is the input itself: test mode, or ratio 0."""
     attrs = {}
     inputs = {"data": x}
@@ -47,10 +81,7 @@ def dropout(v, t, x, ratio=None, training_mode=None, mask=False, seed=None, is_t
             attrs["ratio"] = ratio
         if is_test is not None:
             attrs["is_test"] = is_test
-    outputs = {"output": x.copy()}
-    if mask:
-        outputs["mask"] = np.ones(x.shape, dtype=np.bool_)
-    return Case(inputs, outputs, attrs, tolerance=exact(t))
+    return OPERATOR.expect(v, inputs, attrs, outputs=["output", "mask"] if mask else ["output"], tolerance=exact(t))
 
 
 MIRRORS = {"default_ratio": "default_mask_ratio", "default_mask": "default_mask_ratio",
@@ -84,52 +115,53 @@ def sample(t, shape, rng):
 @OPERATOR.example
 def default(v, t, rng):
     """onnx's test_dropout_default: seed 0, no ratio, no training_mode: a copy of the input."""
-    return modern(v, "default", t) or no_ratio_input(v, t) or dropout(v, t, sample(t, (3, 4, 5), rng), seed=0)
+    return modern(v, "default", t) or no_ratio_input(v, t) or dropout_case(v, t, sample(t, (3, 4, 5), rng), seed=0)
 
 
 @OPERATOR.example
 def default_ratio(v, t, rng):
     """ratio 0.1 without training_mode: 'If it is false, ratio is ignored'."""
-    return modern(v, "default_ratio", t) or dropout(v, t, sample(t, (3, 4, 5), rng), ratio=0.1, seed=0)
+    return modern(v, "default_ratio", t) or dropout_case(v, t, sample(t, (3, 4, 5), rng), ratio=0.1, seed=0)
 
 
 @OPERATOR.example
 def default_mask(v, t, rng):
     """'if mask is requested as output it will contain all ones'."""
-    return modern(v, "default_mask", t) or no_ratio_input(v, t) or dropout(
+    return modern(v, "default_mask", t) or no_ratio_input(v, t) or dropout_case(
         v, t, sample(t, (3, 4, 5), rng), mask=True, seed=0)
 
 
 @OPERATOR.example
 def default_mask_ratio(v, t, rng):
-    return modern(v, "default_mask_ratio", t) or dropout(v, t, sample(t, (3, 4, 5), rng), ratio=0.1, mask=True, seed=0)
+    return modern(v, "default_mask_ratio", t) or dropout_case(
+        v, t, sample(t, (3, 4, 5), rng), ratio=0.1, mask=True, seed=0)
 
 
 @OPERATOR.example
 def training_zero_ratio(v, t, rng):
     """training_mode true, ratio 0: 'if it was set to 0, the output would be a simple copy of the input'."""
-    return modern(v, "training_zero_ratio", t) or dropout(
+    return modern(v, "training_zero_ratio", t) or dropout_case(
         v, t, sample(t, (3, 4, 5), rng), ratio=0.0, training_mode=True, seed=0)
 
 
 @OPERATOR.example
 def training_zero_ratio_mask(v, t, rng):
     """As training_zero_ratio, with the mask: nothing dropped, all ones (output = scale * data * mask, scale 1)."""
-    return modern(v, "training_zero_ratio_mask", t) or dropout(
+    return modern(v, "training_zero_ratio_mask", t) or dropout_case(
         v, t, sample(t, (3, 4, 5), rng), ratio=0.0, training_mode=True, mask=True, seed=0)
 
 
 @OPERATOR.example
 def training_mode_false(v, t, rng):
     """training_mode given as false, ratio 0.5: inference mode, a copy, the mask all ones."""
-    return modern(v, "training_mode_false", t) or dropout(
+    return modern(v, "training_mode_false", t) or dropout_case(
         v, t, sample(t, (2, 7), rng), ratio=0.5, training_mode=False, mask=True)
 
 
 @OPERATOR.example
 def training_mode_without_ratio(v, t, rng):
     """training_mode false, ratio left out (an empty input name before it)."""
-    return modern(v, "training_mode_without_ratio", t) or no_ratio_input(v, t) or dropout(
+    return modern(v, "training_mode_without_ratio", t) or no_ratio_input(v, t) or dropout_case(
         v, t, sample(t, (5,), rng), training_mode=False, mask=True)
 
 
@@ -152,7 +184,7 @@ def default_old(v, t, rng):
         return NotApplicable(f"Dropout-{v.since_version} runs in training mode by default (is_test 0); "
                              "is_test covers its test mode")
     x = np.array([-1, 0, 1], dtype=np.float64).astype(t.np())
-    return no_ratio_input(v, t) or dropout(v, t, x)
+    return no_ratio_input(v, t) or dropout_case(v, t, x)
 
 
 @OPERATOR.example
@@ -163,7 +195,7 @@ def random_old(v, t, rng):
     if v.since_version < 7:
         return NotApplicable(f"Dropout-{v.since_version} runs in training mode by default (is_test 0); "
                              "is_test covers its test mode")
-    return dropout(v, t, sample(t, (3, 4, 5), rng), ratio=0.2)
+    return dropout_case(v, t, sample(t, (3, 4, 5), rng), ratio=0.2)
 
 
 @OPERATOR.example
@@ -172,21 +204,21 @@ def is_test(v, t, rng):
     (the mask 'is not filled' then: not asked for)."""
     if not v.has_attribute("is_test"):
         return NotApplicable(f"Dropout-{v.since_version} has no is_test attribute (versions 1 and 6)")
-    return dropout(v, t, sample(t, (3, 4, 5), rng), ratio=0.3, is_test=1)
+    return dropout_case(v, t, sample(t, (3, 4, 5), rng), ratio=0.3, is_test=1)
 
 
 @OPERATOR.example
 def rank0(v, t, rng):
     if v.since_version < 7:
-        return dropout(v, t, sample(t, (), rng), is_test=1)
-    return no_ratio_input(v, t) or dropout(v, t, sample(t, (), rng))
+        return dropout_case(v, t, sample(t, (), rng), is_test=1)
+    return no_ratio_input(v, t) or dropout_case(v, t, sample(t, (), rng))
 
 
 @OPERATOR.example
 def empty(v, t, rng):
     if v.since_version < 7:
-        return dropout(v, t, sample(t, (2, 0, 3), rng), is_test=1)
-    return no_ratio_input(v, t) or dropout(v, t, sample(t, (2, 0, 3), rng))
+        return dropout_case(v, t, sample(t, (2, 0, 3), rng), is_test=1)
+    return no_ratio_input(v, t) or dropout_case(v, t, sample(t, (2, 0, 3), rng))
 
 
 # Where onnx's ReferenceEvaluator (1.23) differs from our value, and why ours stands (cases/crosscheck.md).

@@ -2,22 +2,33 @@
 
 import math
 
-from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.case import NotApplicable, Operator
 from onnx_conformance.generators.movement import data
+from onnx_conformance.generators.semantics import Rejected, attr
+from onnx_conformance.generators.slice_family import rule
 
 OPERATOR = Operator("Flatten")
+
+
+@OPERATOR.semantics
+def flatten(v, attrs, inputs):
+    """Shape (d_0 X .. d_(axis-1), d_axis X .. d_n), axis (default 1) in [0, R] (from version 11 [-r, r],
+    a negative axis counting from the back)."""
+    x = inputs["input"]
+    r = x.ndim
+    axis = attr(attrs, "axis", 1)
+    low = -r if v.since_version >= 11 else 0
+    if not low <= axis <= r:
+        raise Rejected(rule(v, r"must be in the range"))
+    k = axis + r if axis < 0 else axis
+    return {"output": x.reshape(math.prod(x.shape[:k]), math.prod(x.shape[k:]))}
 
 
 def flatten_case(v, t, rng, shape, axis=None):
     if axis is not None and axis < 0 and v.since_version < 11:
         return NotApplicable(f"Flatten-{v.since_version}: \"The value for axis must be in the range [0, R], "
                              "where R is the rank of the input tensor.\" (negative axes from version 11)")
-    x = data(t, shape, rng)
-    k = 1 if axis is None else axis  # 1 is the default
-    if k < 0:
-        k += len(shape)
-    y = x.reshape(math.prod(shape[:k]), math.prod(shape[k:]))
-    return Case({"input": x}, {"output": y}, {} if axis is None else {"axis": axis})
+    return OPERATOR.expect(v, {"input": data(t, shape, rng)}, {} if axis is None else {"axis": axis})
 
 
 def documented(shape, axis):

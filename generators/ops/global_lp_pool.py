@@ -2,23 +2,35 @@
 
 import numpy as np
 
-from onnx_conformance.generators.case import Case, Operator
-from onnx_conformance.generators.linalg_family import to_type
-from onnx_conformance.generators.pool_family import documented, global_windows, lp, lp_tolerance, random
 from onnx import AttributeProto
+
+from onnx_conformance.generators.case import Operator
+from onnx_conformance.generators.pool_family import documented, global_windows, lp, lp_tolerance, pooled, random
+from onnx_conformance.generators.semantics import Rejected, attr
 
 OPERATOR = Operator("GlobalLpPool")
 
 
-def global_lp_pool(v, t, x, p=None):
-    """p None leaves the attribute out (default 2: 'default is 2.0' in version 1, 2 in version 2 on)."""
+@OPERATOR.semantics
+def global_lp_pool(v, attrs, inputs):
+    """(sum over all spatial positions of |x|^p)^(1/p) per (image, channel), p default 2 ('default is 2.0'
+    in version 1, 2 from version 2): the exact sum, one root, rounded once to T."""
+    x = inputs["X"]
+    if x.ndim < 2:
+        raise Rejected("X: '(N x C x H x W)' or '(N x C x D1 x D2 ... Dn)'")
+    shape, wins = global_windows(x)
+    y, _, _ = lp(x, shape, wins, attr(attrs, "p", 2))
+    return {"Y": pooled(y, x)}
+
+
+def case(v, t, x, p=None):
+    """p None leaves the attribute out; the tolerance of the sum and the root for this data."""
     attrs = {}
     if p is not None:
         attrs["p"] = float(p) if v.schema.attributes["p"].type == AttributeProto.FLOAT else int(p)
     shape, wins = global_windows(x)
-    y, n, largest = lp(x, shape, wins, 2 if p is None else p)
-    return Case({"X": x}, {"Y": to_type(y, t.dtype)}, attrs,
-                tolerance=lp_tolerance(t.dtype, n, largest, 2 if p is None else p))
+    _, n, largest = lp(x, shape, wins, 2 if p is None else p)
+    return OPERATOR.expect(v, {"X": x}, attrs, tolerance=lp_tolerance(t.dtype, n, largest, 2 if p is None else p))
 
 
 def small(t, shape, rng):
@@ -27,28 +39,28 @@ def small(t, shape, rng):
 
 @OPERATOR.example
 def default(v, t, rng):
-    return global_lp_pool(v, t, small(t, (1, 3, 5, 5), rng))
+    return case(v, t, small(t, (1, 3, 5, 5), rng))
 
 
 @OPERATOR.example
 def precomputed(v, t, rng):
     """3 x 3 of 1..9, p = 2: sqrt(285)."""
-    return global_lp_pool(v, t, documented(t, [[[[1, 2, 3], [4, 5, 6], [7, 8, 9]]]]), p=2)
+    return case(v, t, documented(t, [[[[1, 2, 3], [4, 5, 6], [7, 8, 9]]]]), p=2)
 
 
 @OPERATOR.example
 def p1(v, t, rng):
-    return global_lp_pool(v, t, small(t, (2, 2, 3, 3), rng), p=1)
+    return case(v, t, small(t, (2, 2, 3, 3), rng), p=1)
 
 
 @OPERATOR.example
 def p3_1d(v, t, rng):
-    return global_lp_pool(v, t, small(t, (2, 3, 7), rng), p=3)
+    return case(v, t, small(t, (2, 3, 7), rng), p=3)
 
 
 @OPERATOR.example
 def p4_3d(v, t, rng):
-    return global_lp_pool(v, t, small(t, (1, 2, 3, 2, 2), rng), p=4)
+    return case(v, t, small(t, (1, 2, 3, 2, 2), rng), p=4)
 
 
 @OPERATOR.example
@@ -56,7 +68,7 @@ def ieee_specials(v, t, rng):
     """An infinity of either sign makes its channel +inf; NaN makes it NaN."""
     x = small(t, (1, 3, 2, 2), rng).astype(np.float64)
     x[0, 0, 0, 0], x[0, 1, 1, 1], x[0, 2, 0, 1] = np.inf, -np.inf, np.nan
-    return global_lp_pool(v, t, x.astype(t.np()), p=2)
+    return case(v, t, x.astype(t.np()), p=2)
 
 
 # Where onnx's ReferenceEvaluator (1.23) differs from our value, and why ours stands (cases/crosscheck.md).

@@ -1,5 +1,11 @@
 """Gradient (ai.onnx.preview.training): the derivatives of the graph value `y` with respect to the
-values named in `xs`, at the values fed to the node."""
+values named in `xs`, at the values fed to the node.
+
+No semantics function: the function Gradient computes is the enclosing graph's (the nodes from `xs` to
+`y`, placed before it in the model: Case.nodes), which a semantics function of (version, attributes,
+inputs) never sees, and its derivative is that graph's, through any operator. Deterministic, but
+stating it needs the graph passed in and exact differentiation of every operator; the examples keep
+their derivatives worked out by hand."""
 
 import numpy as np
 from onnx import helper

@@ -5,12 +5,11 @@ without cases. Version 21: scale and bias 'should be specified for each channel'
 stash_type's precision (default 1, float).
 """
 
-
-from onnx_conformance.generators.case import Case, Declared, NotApplicable, Operator
+from onnx_conformance.generators.case import Declared, NotApplicable, Operator
 from onnx_conformance.generators.norm_family import (
     DEFAULT_EPSILON,
     affine,
-    attr,
+    float_attr,
     data,
     ex,
     normalize,
@@ -21,26 +20,56 @@ from onnx_conformance.generators.norm_family import (
     stash_of,
     tolerance,
 )
+from onnx_conformance.generators.semantics import Rejected, attr
+from onnx_conformance.harness.dtypes import name_of_numpy
 
 OPERATOR = Operator("GroupNormalization")
 
 
-def group_norm(v, t, x, num_groups, epsilon=None, stash=None, rng=None):
+GROUPS_RULE = "The number of groups of channels. It should be a divisor of the number of channels `C`."
+
+
+def standardized(v, attrs: dict, x, scale, bias):
+    """(X - mean) / sqrt(var + epsilon) over each instance's group of C / num_groups channels and the
+    spatial axes, times scale plus bias per channel (version 21) or per group (version 18), in mpmath at
+    PREC bits with exact statistics; also the tolerance's magnitude and the group size."""
+    num_groups = attrs.get("num_groups")
+    if x.ndim < 2:
+        raise Rejected("X: '(N x C x D1 x D2 ... Dn)'")
     n_, c = x.shape[:2]
-    scale = scale_data(t.dtype, (c,), rng)
-    bias = scale_data(t.dtype, (c,), rng)
-    eps = attr(DEFAULT_EPSILON if epsilon is None else epsilon)
-    grouped = ex(x).reshape((n_, num_groups, c // num_groups) + x.shape[2:])
+    if num_groups is None or num_groups < 1 or c % num_groups:
+        raise Rejected(GROUPS_RULE)
+    per = c if v.since_version >= 21 else num_groups
+    if scale.shape != (per,) or bias.shape != (per,):
+        raise Rejected(f"scale, bias: 'of shape `({'C' if v.since_version >= 21 else 'num_groups'})`'")
+    eps = float_attr(attr(attrs, "epsilon", DEFAULT_EPSILON))
+    grouped_shape = (n_, num_groups, c // num_groups) + x.shape[2:]
+    grouped = ex(x).reshape(grouped_shape)
     axes = tuple(range(2, grouped.ndim))
     norm, mean, inv, n = normalize(grouped, axes, eps)
-    per_channel = (1, c) + (1,) * (x.ndim - 2)
-    se, be = ex(scale).reshape(per_channel), ex(bias).reshape(per_channel)
-    norm = norm.reshape(x.shape)
-    y = affine(norm, se, be)
-    # the magnitude, group by group: scale and bias broadcast over each channel's elements
-    mag = scaled_magnitude(grouped, mean, inv,
-                           se.reshape((1, num_groups, c // num_groups) + (1,) * (x.ndim - 2)),
-                           be.reshape((1, num_groups, c // num_groups) + (1,) * (x.ndim - 2)), axes)
+    # scale and bias broadcast over each channel's (version 18: each group's) elements
+    lead = (1, num_groups, c // num_groups) if per == c else (1, num_groups, 1)
+    se = ex(scale).reshape(lead + (1,) * (x.ndim - 2))
+    be = ex(bias).reshape(lead + (1,) * (x.ndim - 2))
+    y = affine(norm, se, be).reshape(x.shape)
+    return y, scaled_magnitude(grouped, mean, inv, se, be, axes), n
+
+
+@OPERATOR.semantics
+def group_normalization(v, attrs, inputs):
+    """Y = scale * (X - mean) / sqrt(var + epsilon) + bias, statistics per instance and group of channels,
+    rounded once to T."""
+    x = inputs["X"]
+    y, _, _ = standardized(v, attrs, x, inputs["scale"], inputs["bias"])
+    return {"Y": rounded(y, name_of_numpy(x.dtype))}
+
+
+def group_norm(v, t, x, num_groups, epsilon=None, stash=None, rng=None):
+    """The case: random per-channel scale and bias, the semantics' Y, the tolerance of this data's
+    statistics in stash_type's precision (default float)."""
+    c = x.shape[1]
+    scale = scale_data(t.dtype, (c,), rng)
+    bias = scale_data(t.dtype, (c,), rng)
     attrs = {"num_groups": num_groups}
     if epsilon is not None:
         attrs["epsilon"] = epsilon
@@ -48,8 +77,9 @@ def group_norm(v, t, x, num_groups, epsilon=None, stash=None, rng=None):
     if stash is not None:
         attrs["stash_type"] = stash_of(stash)
         stash_name = stash
+    _, mag, n = standardized(v, attrs, x, scale, bias)
     tol = tolerance([t.dtype], n, mag, after=root_steps(stash_name), stash=stash_name, stage_two=[t.dtype])
-    return Case({"X": x, "scale": scale, "bias": bias}, {"Y": rounded(y, t.dtype)}, attrs, tolerance=tol)
+    return OPERATOR.expect(v, {"X": x, "scale": scale, "bias": bias}, attrs, tolerance=tol)
 
 
 @OPERATOR.example
@@ -95,9 +125,8 @@ def stash_type_double(v, t, rng):
 def num_groups_not_divisor(v, t, rng):
     """num_groups = 3 with C = 4."""
     x = data(t.dtype, (2, 4, 2, 2), rng)
-    return Case({"X": x, "scale": scale_data(t.dtype, (4,), rng), "bias": scale_data(t.dtype, (4,), rng)},
-                {"Y": Declared(t.dtype, x.shape)}, {"num_groups": 3},
-                error="The number of groups of channels. It should be a divisor of the number of channels `C`.")
+    return OPERATOR.reject(v, {"X": x, "scale": scale_data(t.dtype, (4,), rng), "bias": scale_data(t.dtype, (4,), rng)},
+                           {"num_groups": 3}, {"Y": Declared(t.dtype, x.shape)})
 
 
 OPERATOR.reference_differs(

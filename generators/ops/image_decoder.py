@@ -16,7 +16,8 @@ import io
 
 import numpy as np
 
-from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.case import NotApplicable, Operator
+from onnx_conformance.generators.semantics import Rejected, Undefined, attr
 
 OPERATOR = Operator("ImageDecoder")
 
@@ -65,24 +66,40 @@ def layout(image: np.ndarray, pixel_format: str) -> np.ndarray:
     return image[:, :, ::-1] if pixel_format == "BGR" else image
 
 
-def decoder_case(image: np.ndarray, fmt: str, pixel_format: str, lossy: bool = False, **options):
+@OPERATOR.semantics
+def decode(v, attrs, inputs):
+    """The image the stream encodes, (Height, Width, Channels) uint8 in pixel_format ('Can be one of "RGB", "BGR",
+    or "Grayscale"'). Lossless encodings decode to the very pixels encoded. A lossy encoding (JPEG, lossy WebP)
+    decodes to what a decoder makes of it, and colour decoded to Grayscale by a formula the spec does not name: the
+    value here is Pillow's (libjpeg-turbo, libwebp; ITU-R 601-2 luma), one conforming decoder's, which the examples
+    compare with a tolerance. A stream that cannot be decoded gives 'an empty matrix', of no stated shape."""
+    from PIL import UnidentifiedImageError  # noqa: PLC0415  (optional dependency)
+
+    pixel_format = attr(attrs, "pixel_format", "RGB")
+    if pixel_format not in ("RGB", "BGR", "Grayscale"):
+        raise Rejected(f"pixel_format: {v.schema.attributes['pixel_format'].description} (given {pixel_format!r})")
+    try:
+        return {"image": pillow_decode(np.asarray(inputs["encoded_stream"], np.uint8).tobytes(), pixel_format)}
+    except (UnidentifiedImageError, OSError, ValueError):
+        raise Undefined("'If it can't decode for any reason (e.g. corrupted encoded stream, invalid format, it will "
+                        "return an empty matrix)': an empty matrix of no stated shape") from None
+
+
+def decoder_case(v, image: np.ndarray, fmt: str, pixel_format: str, lossy: bool = False, **options):
     try:
         import PIL.Image  # noqa: F401, PLC0415
     except ImportError:
         return NotApplicable(NO_PILLOW)
     data = encode(image, fmt, **options)
+    inputs = {"encoded_stream": np.frombuffer(data, np.uint8).copy()}
     if lossy:
-        expected = pillow_decode(data, pixel_format)
         atol = ATOL_LOSSY_GRAY if pixel_format == "Grayscale" and image.shape[-1] == 3 else ATOL_LOSSY
-        tolerance = {"atol": atol}
-    else:
-        expected = layout(image, pixel_format)
-        # the generator's own check that the encoding is lossless (Pillow reads back the source)
-        if not np.array_equal(pillow_decode(data, pixel_format), expected):
-            raise ValueError(f"{fmt} with {options} is not lossless here")
-        tolerance = None
-    return Case({"encoded_stream": np.frombuffer(data, np.uint8).copy()}, {"image": expected},
-                {"pixel_format": pixel_format}, tolerance=tolerance)
+        return OPERATOR.expect(v, inputs, {"pixel_format": pixel_format}, tolerance={"atol": atol})
+    case = OPERATOR.expect(v, inputs, {"pixel_format": pixel_format}, tolerance=None)
+    # the generator's own check that the encoding is lossless (the decode is the source itself)
+    if not np.array_equal(case.outputs["image"], layout(image, pixel_format)):
+        raise ValueError(f"{fmt} with {options} is not lossless here")
+    return case
 
 
 # onnx's documented examples (test_image_decoder_decode_<name>): the 32x32 checkerboard
@@ -90,49 +107,49 @@ def decoder_case(image: np.ndarray, fmt: str, pixel_format: str, lossy: bool = F
 
 @OPERATOR.example
 def decode_jpeg_rgb(v, t, rng):
-    return decoder_case(checkerboard(), "jpeg", "RGB", lossy=True)
+    return decoder_case(v, checkerboard(), "jpeg", "RGB", lossy=True)
 
 
 @OPERATOR.example
 def decode_jpeg_grayscale(v, t, rng):
-    return decoder_case(checkerboard(), "jpeg", "Grayscale", lossy=True)
+    return decoder_case(v, checkerboard(), "jpeg", "Grayscale", lossy=True)
 
 
 @OPERATOR.example
 def decode_jpeg_bgr(v, t, rng):
-    return decoder_case(checkerboard(), "jpeg", "BGR", lossy=True)
+    return decoder_case(v, checkerboard(), "jpeg", "BGR", lossy=True)
 
 
 @OPERATOR.example
 def decode_jpeg2k_rgb(v, t, rng):
     """Pillow writes JPEG 2000 with the reversible (lossless) wavelet by default."""
-    return decoder_case(checkerboard(), "jpeg2000", "RGB")
+    return decoder_case(v, checkerboard(), "jpeg2000", "RGB")
 
 
 @OPERATOR.example
 def decode_bmp_rgb(v, t, rng):
-    return decoder_case(checkerboard(), "bmp", "RGB")
+    return decoder_case(v, checkerboard(), "bmp", "RGB")
 
 
 @OPERATOR.example
 def decode_png_rgb(v, t, rng):
-    return decoder_case(checkerboard(), "png", "RGB")
+    return decoder_case(v, checkerboard(), "png", "RGB")
 
 
 @OPERATOR.example
 def decode_tiff_rgb(v, t, rng):
-    return decoder_case(checkerboard(), "tiff", "RGB")
+    return decoder_case(v, checkerboard(), "tiff", "RGB")
 
 
 @OPERATOR.example
 def decode_webp_rgb(v, t, rng):
     """Pillow's default WebP is lossy (quality 80)."""
-    return decoder_case(checkerboard(), "webp", "RGB", lossy=True)
+    return decoder_case(v, checkerboard(), "webp", "RGB", lossy=True)
 
 
 @OPERATOR.example
 def decode_pnm_rgb(v, t, rng):
-    return decoder_case(checkerboard(), "ppm", "RGB")
+    return decoder_case(v, checkerboard(), "ppm", "RGB")
 
 
 # the other pixel formats on lossless data, odd sizes, grayscale sources
@@ -145,39 +162,39 @@ def noise(rng, height, width, channels) -> np.ndarray:
 @OPERATOR.example
 def decode_png_bgr_odd_size(v, t, rng):
     """7 x 5 random pixels (odd), BGR: the channels reversed."""
-    return decoder_case(noise(rng, 7, 5, 3), "png", "BGR")
+    return decoder_case(v, noise(rng, 7, 5, 3), "png", "BGR")
 
 
 @OPERATOR.example
 def decode_png_grayscale_source(v, t, rng):
     """A single-channel PNG to Grayscale: the stored values, shape (H, W, 1)."""
-    return decoder_case(noise(rng, 6, 9, 1), "png", "Grayscale")
+    return decoder_case(v, noise(rng, 6, 9, 1), "png", "Grayscale")
 
 
 @OPERATOR.example
 def decode_pgm_grayscale_source_to_rgb(v, t, rng):
     """A PGM (grayscale PNM) decoded to RGB: R = G = B = the stored value."""
-    return decoder_case(noise(rng, 5, 4, 1), "ppm", "RGB")
+    return decoder_case(v, noise(rng, 5, 4, 1), "ppm", "RGB")
 
 
 @OPERATOR.example
 def decode_bmp_bgr(v, t, rng):
-    return decoder_case(noise(rng, 3, 11, 3), "bmp", "BGR")
+    return decoder_case(v, noise(rng, 3, 11, 3), "bmp", "BGR")
 
 
 @OPERATOR.example
 def decode_tiff_grayscale_source(v, t, rng):
-    return decoder_case(noise(rng, 4, 3, 1), "tiff", "Grayscale")
+    return decoder_case(v, noise(rng, 4, 3, 1), "tiff", "Grayscale")
 
 
 @OPERATOR.example
 def decode_webp_lossless_rgb(v, t, rng):
-    return decoder_case(noise(rng, 6, 7, 3), "webp", "RGB", lossless=True)
+    return decoder_case(v, noise(rng, 6, 7, 3), "webp", "RGB", lossless=True)
 
 
 @OPERATOR.example
 def decode_jpeg2k_bgr(v, t, rng):
-    return decoder_case(noise(rng, 8, 6, 3), "jpeg2000", "BGR")
+    return decoder_case(v, noise(rng, 8, 6, 3), "jpeg2000", "BGR")
 
 
 # Where onnx's ReferenceEvaluator (1.23) differs from our value, and why ours stands (cases/crosscheck.md).

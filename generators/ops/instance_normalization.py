@@ -1,11 +1,11 @@
 """InstanceNormalization: y = scale * (x - mean) / sqrt(variance + epsilon) + B, mean and variance per instance per channel."""
 
 
-from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.case import NotApplicable, Operator
 from onnx_conformance.generators.norm_family import (
     DEFAULT_EPSILON,
     affine,
-    attr,
+    float_attr,
     data,
     documented,
     ex,
@@ -17,24 +17,50 @@ from onnx_conformance.generators.norm_family import (
     tolerance,
     with_specials,
 )
+from onnx_conformance.generators.semantics import Rejected, attr
+from onnx_conformance.harness.dtypes import name_of_numpy
 
 OPERATOR = Operator("InstanceNormalization")
 
 
-def instance_norm(v, t, x, scale, bias, epsilon=None):
+def standardized(v, attrs: dict, x, scale, bias):
+    """scale * (x - mean) / sqrt(variance + epsilon) + B with the mean and population variance of each
+    instance and channel over the spatial axes, in mpmath at PREC bits (statistics exact); also the
+    accumulation's magnitude and length for the tolerance."""
     if v.since_version == 1 and x.ndim != 4:
-        return NotApplicable("InstanceNormalization-1's input is 'The input 4-dimensional tensor of shape NCHW.'")
-    eps = attr(DEFAULT_EPSILON if epsilon is None else epsilon)
+        raise Rejected("input: 'The input 4-dimensional tensor of shape NCHW.'")
+    if x.ndim < 3:
+        raise Rejected("input: '(N x C x D1 x D2 ... Dn)'")
+    if scale.shape != (x.shape[1],):
+        raise Rejected("scale: 'The input 1-dimensional scale tensor of size C.'")
+    if bias.shape != (x.shape[1],):
+        raise Rejected("B: 'The input 1-dimensional bias tensor of size C.'")
+    eps = float_attr(attr(attrs, "epsilon", DEFAULT_EPSILON))
     xe = ex(x)
     axes = tuple(range(2, x.ndim))
     per_channel = (1, -1) + (1,) * (x.ndim - 2)
     se, be = ex(scale).reshape(per_channel), ex(bias).reshape(per_channel)
     norm, mean, inv, n = normalize(xe, axes, eps)
     y = affine(norm, se, be)
-    mag = scaled_magnitude(xe, mean, inv, se, be, axes)
+    return y, scaled_magnitude(xe, mean, inv, se, be, axes), n
+
+
+@OPERATOR.semantics
+def instance_normalization(v, attrs, inputs):
+    """y = scale * (x - mean) / sqrt(variance + epsilon) + B per instance and channel, rounded once to T."""
+    x = inputs["input"]
+    y, _, _ = standardized(v, attrs, x, inputs["scale"], inputs["B"])
+    return {"output": rounded(y, name_of_numpy(x.dtype))}
+
+
+def instance_norm(v, t, x, scale, bias, epsilon=None):
+    """The case: the semantics' output, the accumulation tolerance of this data."""
+    if v.since_version == 1 and x.ndim != 4:
+        return NotApplicable("InstanceNormalization-1's input is 'The input 4-dimensional tensor of shape NCHW.'")
     attrs = {} if epsilon is None else {"epsilon": epsilon}
-    return Case({"input": x, "scale": scale, "B": bias}, {"output": rounded(y, t.dtype)}, attrs,
-                tolerance=tolerance([t.dtype], n, mag, after=root_steps(t.dtype)))
+    _, mag, n = standardized(v, attrs, x, scale, bias)
+    return OPERATOR.expect(v, {"input": x, "scale": scale, "B": bias}, attrs,
+                           tolerance=tolerance([t.dtype], n, mag, after=root_steps(t.dtype)))
 
 
 @OPERATOR.example

@@ -5,8 +5,9 @@ import math
 import numpy as np
 from onnx import numpy_helper
 
-from onnx_conformance.generators.case import Case, Declared, NotApplicable
-from onnx_conformance.generators.ml_family import ml_operator
+from onnx_conformance.generators.case import Declared, NotApplicable
+from onnx_conformance.generators.ml_family import ml_operator, one_of
+from onnx_conformance.generators.semantics import Rejected, Undefined, attr
 from onnx_conformance.harness.dtypes import numpy_of
 
 OPERATOR = ml_operator("LabelEncoder", primary="T1",
@@ -30,9 +31,6 @@ VALUES = {
     "double": [1.5, -2.75, 0.125],
 }
 LIST_ATTR = {"string": "strings", "int64": "int64s", "float": "floats"}
-# the spec's defaults where no default_* is given (LabelEncoder-4's default_tensor: '{"_Unused"} if
-# values_* has string type, {-1} if values_* has integral type, and {-0.f} if values_* has float type')
-UNSET = {"string": "_Unused", "int64": -1, "int32": -1, "int16": -1, "float": -0.0, "double": -0.0}
 
 
 def array(type_name, xs):
@@ -63,22 +61,101 @@ def attrs_for(v, kin, kout, keys, vals, default, key_tensor=False, value_tensor=
     return a
 
 
-def lookup(kin, kout, keys, vals, default, x):
-    """The mapping: the last of equal keys wins (LabelEncoder-4); float keys match by value, NaN matching NaN."""
-    def same(a, b):
-        if kin in ("float", "double"):
-            return (math.isnan(a) and math.isnan(b)) or a == b
-        return a == b
+@OPERATOR.semantics
+def label_encode(v, attrs, inputs):
+    """Version 1: strings to their index in classes_strings, integers to the string at that index, else the
+    direction's default. From version 2: 'The i-th value in the specified 'keys_*' attribute would be mapped to the
+    i-th value in the specified 'values_*' attribute', else the default matching values_*. Float keys: version 2
+    compares bit-wise ('so even a float NaN can be mapped'), version 4 by value with 'NaN' matching 'any input
+    'NaN' value regardless of bit value'; a repeated key: 'the last key takes precedence' (version 4; version 2
+    states nothing: no value for an input that hits one)."""
+    x = inputs["X"]
+    if v.since_version == 1:
+        return {"Y": _classes(v, attrs, x)}
+    rule = v.sentence(r"only one of 'keys_\*'/'values_\*' can be set")
+    kname = one_of(attrs, [a for a in KEY_ATTRS if v.has_attribute(a)], rule)
+    vname = one_of(attrs, [a for a in VALUE_ATTRS if v.has_attribute(a)], rule)
+    keys, vals = _listed(attrs[kname], kname), _listed(attrs[vname], vname)
+    if keys.dtype != x.dtype:
+        raise Rejected(v.sentence(r"It implies that input's element type"))
+    if len(keys) != len(vals):
+        if v.since_version >= 4:
+            raise Rejected(v.sentence(r"must have the same length"))
+        raise Undefined("keys_* and values_* of different lengths: the mapping of the unpaired keys is not stated")
+    default = _default(v, attrs, vname, vals.dtype)
+    floats = x.dtype.kind == "f"
+
+    def same(k, e):
+        if floats and v.since_version < 4:
+            return np.asarray(k, x.dtype).tobytes() == np.asarray(e, x.dtype).tobytes()
+        if floats and math.isnan(k):
+            return math.isnan(e)
+        return k == e
 
     def one(e):
-        hit = None
-        for k, val in zip(keys, vals):
-            if same(float(k) if kin in ("float", "double") else k, float(e) if kin in ("float", "double") else e):
-                hit = val
-        return default if hit is None else hit
+        hits = [val for k, val in zip(keys, vals) if same(k, e)]
+        if len(hits) > 1 and v.since_version < 4 and len(set(map(str, hits))) > 1:
+            raise Undefined(f"{kname} repeats a key with different values: version {v.since_version} states no "
+                            "precedence")
+        return hits[-1] if hits else default
 
     flat = [one(e) for e in x.reshape(-1)]
-    return array(kout, flat).reshape(x.shape)
+    return {"Y": np.array(flat, dtype=vals.dtype).reshape(x.shape)}
+
+
+KEY_ATTRS = ("keys_strings", "keys_int64s", "keys_floats", "keys_tensor")
+VALUE_ATTRS = ("values_strings", "values_int64s", "values_floats", "values_tensor")
+LIST_DTYPE = {"strings": object, "int64s": np.int64, "floats": np.float32}
+
+
+def _listed(value, name):
+    """A keys_* / values_* attribute as a 1-D array of its type (FLOATS hold float32)."""
+    if name.endswith("_tensor"):
+        return numpy_helper.to_array(value).reshape(-1)
+    return np.array(list(value), dtype=LIST_DTYPE[name.split("_")[1]])
+
+
+def _default(v, attrs, vname, dtype):
+    """'the 'default_*' that matches the specified 'values_*' attribute'; default_tensor's own default: '{"_Unused"}
+    if values_* has string type, {-1} if values_* has integral type, and {-0.f} if values_* has float type'.
+    Version 4: 'The type of the 'default_*' attribute must match the 'values_*' attribute chosen.'"""
+    name = {"values_strings": "default_string", "values_int64s": "default_int64", "values_floats": "default_float",
+            "values_tensor": "default_tensor"}[vname]
+    others = [a for a in ("default_string", "default_int64", "default_float", "default_tensor")
+              if a != name and attrs.get(a) is not None]
+    if others and v.since_version >= 4:
+        raise Rejected(v.sentence(r"The type of the 'default_\*' attribute must match"))
+    given = attrs.get(name)
+    if given is None:
+        return UNSET_BY_KIND[np.dtype(dtype).kind]
+    if name == "default_tensor":
+        d = numpy_helper.to_array(given).reshape(-1)
+        if d.dtype != dtype or d.size != 1:
+            raise Rejected(v.sentence(r"The type of the 'default_\*' attribute must match"))
+        return d[0]
+    return given
+
+
+UNSET_BY_KIND = {"O": "_Unused", "i": -1, "f": -0.0}
+
+
+def _classes(v, attrs, x):
+    """LabelEncoder-1: 'When converting from integers to strings, the string is fetched from the 'classes_strings'
+    list, by simple indexing'; 'When converting from strings to integers, the string is looked up in the list and
+    the index at which it is found is used as the converted value.' The default set picks no other direction."""
+    classes = list(attr(attrs, "classes_strings", []))
+    given = [a for a in ("default_int64", "default_string") if attrs.get(a) is not None]
+    if len(given) > 1:
+        raise Rejected(v.sentence(r"Only one default value attribute"))
+    to_int = x.dtype.kind == "O"
+    if given and given[0] != ("default_int64" if to_int else "default_string"):
+        raise Rejected(v.sentence(r"If the string default value is set"))
+    if to_int:
+        d = attr(attrs, "default_int64", -1)
+        return np.array([classes.index(e) if e in classes else d for e in x.reshape(-1)], np.int64).reshape(x.shape)
+    d = attr(attrs, "default_string", "_Unused")
+    flat = [classes[int(e)] if 0 <= int(e) < len(classes) else d for e in x.reshape(-1)]
+    return np.array(flat, dtype=object).reshape(x.shape)
 
 
 def encoded(v, t, x, keys, vals, default, **kw):
@@ -89,9 +166,7 @@ def encoded(v, t, x, keys, vals, default, **kw):
         return NotApplicable("unreachable")
     if (kw.get("key_tensor") or kw.get("value_tensor")) and v.since_version < 4:
         return NotApplicable(f"keys_tensor and values_tensor are LabelEncoder-4's; version {v.since_version} has none")
-    used = UNSET[kout] if default is None else default
-    y = lookup(kin, kout, keys, vals, used, x)
-    return Case({"X": x}, {"Y": y}, attrs_for(v, kin, kout, keys, vals, default, **kw))
+    return OPERATOR.expect(v, {"X": x}, attrs_for(v, kin, kout, keys, vals, default, **kw))
 
 
 def sample_input(kin, rng, n=7):
@@ -106,8 +181,7 @@ def string_int(v, t, rng):
         return NotApplicable("the documented example maps strings to int64; 'mapping' covers every (T1, T2)")
     x = np.array(["a", "b", "d", "c", "g"], dtype=object)
     if v.since_version == 1:
-        return Case({"X": x}, {"Y": np.array([0, 1, 42, 2, 42], np.int64)},
-                    {"classes_strings": ["a", "b", "c"], "default_int64": 42})
+        return OPERATOR.expect(v, {"X": x}, {"classes_strings": ["a", "b", "c"], "default_int64": 42})
     return encoded(v, t, x, ["a", "b", "c"], [0, 1, 2], 42)
 
 
@@ -118,7 +192,7 @@ def string_int_no_default(v, t, rng):
         return NotApplicable("the documented example maps strings to int64; 'mapping' covers every (T1, T2)")
     x = np.array(["a", "b", "d", "c", "g"], dtype=object)
     if v.since_version == 1:
-        return Case({"X": x}, {"Y": np.array([0, 1, -1, 2, -1], np.int64)}, {"classes_strings": ["a", "b", "c"]})
+        return OPERATOR.expect(v, {"X": x}, {"classes_strings": ["a", "b", "c"]})
     return encoded(v, t, x, ["a", "b", "c"], [0, 1, 2], None)
 
 
@@ -132,11 +206,9 @@ def mapping(v, t, rng):
         classes = ["p", "q", "r"]
         if kin == "string":
             x = np.array(["q", "r", "p", "zz", "q"], dtype=object)
-            return Case({"X": x}, {"Y": np.array([1, 2, 0, 5, 1], np.int64)},
-                        {"classes_strings": classes, "default_int64": 5})
+            return OPERATOR.expect(v, {"X": x}, {"classes_strings": classes, "default_int64": 5})
         x = np.array([2, 0, 7, -1, 1], np.int64)
-        return Case({"X": x}, {"Y": np.array(["r", "p", "none", "none", "q"], dtype=object)},
-                    {"classes_strings": classes, "default_string": "none"})
+        return OPERATOR.expect(v, {"X": x}, {"classes_strings": classes, "default_string": "none"})
     default = {"string": "none", "float": 9.5, "double": 9.5}.get(kout, 77)
     return encoded(v, t, sample_input(kin, rng), SAMPLE[kin][:3], VALUES[kout], default)
 
@@ -203,10 +275,9 @@ def two_key_attributes(v, t, rng):
     """keys_strings and keys_int64s both set."""
     if v.since_version == 1:
         return NotApplicable("LabelEncoder-1 has no keys_* attributes")
-    rule = v.sentence(r"only one of 'keys_\*'/'values_\*' can be set")
     x = np.array([0.5, 3.0], np.float32)
-    return Case({"X": x}, {"Y": Declared("int64", (2,))},
-                {"keys_floats": [0.5, 3.0], "keys_int64s": [1, 2], "values_int64s": [10, 20]}, error=rule)
+    return OPERATOR.reject(v, {"X": x}, {"keys_floats": [0.5, 3.0], "keys_int64s": [1, 2], "values_int64s": [10, 20]},
+                           {"Y": Declared("int64", (2,))})
 
 
 @OPERATOR.rejection
@@ -214,10 +285,9 @@ def lengths_differ(v, t, rng):
     """keys_* and values_* of different lengths."""
     if v.since_version < 4:
         return NotApplicable("equal lengths of keys_* and values_* are stated from LabelEncoder-4")
-    rule = v.sentence(r"must have the same length")
     x = np.array([0.5, 3.0], np.float32)
-    return Case({"X": x}, {"Y": Declared("int64", (2,))},
-                {"keys_floats": [0.5, 3.0, 4.0], "values_int64s": [10, 20]}, error=rule)
+    return OPERATOR.reject(v, {"X": x}, {"keys_floats": [0.5, 3.0, 4.0], "values_int64s": [10, 20]},
+                           {"Y": Declared("int64", (2,))})
 
 
 OPERATOR.reference_differs(r"^nan_key ", "the evaluator looks keys up in a dict, where NaN never equals NaN; the spec "

@@ -1,11 +1,11 @@
 """LayerNormalization: standardize over [axis, ..., r-1] (Mean, InvStdDev), then Y = Normalized * Scale + B."""
 
-
-from onnx_conformance.generators.case import Case, Declared, NotApplicable, Operator
+from onnx_conformance.generators.case import Declared, NotApplicable, Operator
 from onnx_conformance.generators.norm_family import (
     DEFAULT_EPSILON,
     affine,
-    attr,
+    broadcasts_to,
+    float_attr,
     data,
     ex,
     normalize,
@@ -17,30 +17,61 @@ from onnx_conformance.generators.norm_family import (
     with_specials,
     tolerance,
 )
+from onnx_conformance.generators.semantics import Rejected, attr
+from onnx_conformance.harness.dtypes import name_of, name_of_numpy
 
 OPERATOR = Operator("LayerNormalization", primary="T")
 
 STASH_EXAMPLES = ("default_axis", "3d_axis_negative_1_epsilon", "no_bias")
 
 
+AXIS_RULE = "If rank(X) is r, axis' allowed range is [-r, r)."
+
+
+def standardized(attrs: dict, x, scale, bias):
+    """(X - Mean) / sqrt(Var + epsilon) * Scale + B over [axis, ..., r-1] in mpmath at PREC bits (Mean and
+    the population variance exact); also Mean, InvStdDev, the magnitude for the tolerance and the group
+    size. Scale and B 'should be unidirectional broadcastable to tensor X'."""
+    r = x.ndim
+    axis = attr(attrs, "axis", -1)
+    if not -r <= axis < r:
+        raise Rejected(AXIS_RULE)
+    for name, t in (("Scale", scale), ("B", bias)):
+        if t is not None and not broadcasts_to(t.shape, x.shape):
+            raise Rejected(f"{name}: 'unidirectional broadcastable to tensor X'")
+    eps = float_attr(attr(attrs, "epsilon", DEFAULT_EPSILON))
+    xe = ex(x)
+    axes = tuple(range(axis % r, r))
+    norm, mean, inv, n = normalize(xe, axes, eps)
+    se = ex(scale)
+    be = None if bias is None else ex(bias)
+    y = affine(norm, se, be)
+    return y, mean, inv, scaled_magnitude(xe, mean, inv, se, be, axes, stats=True), n
+
+
+@OPERATOR.semantics
+def layer_normalization(v, attrs, inputs):
+    """Y = Normalized * Scale + B in T; Mean and InvStdDev = 1 / sqrt(Var + epsilon) in U, stash_type's
+    type ('Type of Mean and InvStdDev', default 1: float); each rounded once."""
+    x = inputs["X"]
+    u = name_of(attr(attrs, "stash_type", 1))
+    if u not in v.type_params["U"]:
+        raise Rejected(f"stash_type: 'Type of Mean and InvStdDev', one of U's types {v.type_params['U']}")
+    y, mean, inv, _, _ = standardized(attrs, x, inputs["Scale"], inputs.get("B"))
+    return {"Y": rounded(y, name_of_numpy(x.dtype)), "Mean": rounded(mean, u), "InvStdDev": rounded(inv, u)}
+
+
 def layer_norm(v, t, example, x, axis=None, epsilon=None, scale_shape=None, bias=True, rng=None):
+    """The case: Scale (and B) of the normalized shape or `scale_shape`, the semantics' three outputs, the
+    tolerance of this data's statistics in stash_type's precision."""
     u = t["U"]
     if u != "float" and example not in STASH_EXAMPLES:
         return NotApplicable(f"stash_type {u} (U = {u}) runs in {', '.join(STASH_EXAMPLES)}; "
                              "the axis examples run with U = float")
-    r = x.ndim
-    a = (-1 if axis is None else axis) % r
+    a = (-1 if axis is None else axis) % x.ndim
     norm_shape = x.shape[a:] if scale_shape is None else scale_shape
     scale = scale_data(t.dtype, norm_shape, rng)
     b = scale_data(t.dtype, norm_shape, rng) if bias else None
-    eps = attr(DEFAULT_EPSILON if epsilon is None else epsilon)
-    xe = ex(x)
-    axes = tuple(range(a, r))
-    norm, mean, inv, n = normalize(xe, axes, eps)
-    se = ex(scale)
-    be = None if b is None else ex(b)
-    y = affine(norm, se, be)
-    mag = scaled_magnitude(xe, mean, inv, se, be, axes, stats=True)
     attrs = {}
     if axis is not None:
         attrs["axis"] = axis
@@ -48,10 +79,10 @@ def layer_norm(v, t, example, x, axis=None, epsilon=None, scale_shape=None, bias
         attrs["epsilon"] = epsilon
     if u != "float":
         attrs["stash_type"] = stash_of(u)  # 'Type of Mean and InvStdDev': U is the stash type
-    outputs = {"Y": rounded(y, t.dtype), "Mean": rounded(mean, u), "InvStdDev": rounded(inv, u)}
+    _, _, _, mag, n = standardized(attrs, x, scale, b)
     tol = tolerance([t.dtype, u], n, mag, after=root_steps("float" if u == "float" else u), stash=u,
                     stage_two=[t.dtype])
-    return Case({"X": x, "Scale": scale, "B": b}, outputs, attrs, tolerance=tol)
+    return OPERATOR.expect(v, {"X": x, "Scale": scale, "B": b}, attrs, tolerance=tol)
 
 
 def register(name, shape, axis, epsilon=None):
@@ -85,9 +116,8 @@ def no_bias(v, t, rng):
 def axis_out_of_range(v, t, rng):
     """axis = r for a rank-r input."""
     x = data(t.dtype, (2, 3, 4), rng)
-    return Case({"X": x, "Scale": scale_data(t.dtype, (4,), rng), "B": scale_data(t.dtype, (4,), rng)},
-                {"Y": Declared(t.dtype, x.shape)}, {"axis": 3},
-                error="If rank(X) is r, axis' allowed range is [-r, r).")
+    return OPERATOR.reject(v, {"X": x, "Scale": scale_data(t.dtype, (4,), rng), "B": scale_data(t.dtype, (4,), rng)},
+                           {"axis": 3}, {"Y": Declared(t.dtype, x.shape)})
 
 
 OPERATOR.reference_differs(

@@ -3,9 +3,11 @@ the label of the highest score (Y)."""
 
 import numpy as np
 
-from onnx_conformance.generators.case import Case, NotApplicable
-from onnx_conformance.generators.ml_family import (PROBIT_COEFFICIENTS, data, floats, linear, magnitude, ml_operator, rounded,
-                                  transform_row, transform_tolerance)
+from onnx_conformance.generators.case import NotApplicable
+from onnx_conformance.generators.ml_family import (PROBIT_COEFFICIENTS, data, floats, linear, magnitude, ml_operator,
+                                                   one_of, post_transformed, rounded, rows_of, top_class,
+                                                   transform_tolerance)
+from onnx_conformance.generators.semantics import Undefined, attr
 
 OPERATOR = ml_operator("LinearClassifier", primary="T1")
 
@@ -15,30 +17,48 @@ COEFFICIENTS = [0.5, -1.25, 2.0, -0.75, 1.0, 0.25, 1.5, 0.5, -1.0]
 INTERCEPTS = [0.25, -0.5, 0.125]
 
 
-def classified(t, x, coefficients=COEFFICIENTS, intercepts=INTERCEPTS, post=None):
+@OPERATOR.semantics
+def classify(v, attrs, inputs):
+    """Z: per row, one score per class, X . coefficients + intercept (the coefficient sets contiguous, one per class
+    label), post transformed, rounded once to float; Y: the label of the highest score. The schema does not
+    describe a coefficient count other than one set per label, what multi_class changes, or which label a tie
+    (or a transform that reorders the scores, SOFTMAX_ZERO) gives: no value there."""
+    x = rows_of(v, inputs["X"])
+    which = one_of(attrs, ("classlabels_ints", "classlabels_strings"),
+                   v.schema.attributes["classlabels_ints"].description.split(". ")[-1])
+    labels = list(attrs[which])
+    k = len(labels)
+    coefficients, intercepts = attr(attrs, "coefficients", []), attrs.get("intercepts")
+    if len(coefficients) != k * x.shape[1] or (intercepts is not None and len(intercepts) != k):
+        raise Undefined("coefficients or intercepts other than one set per class label: the schema does not "
+                        "describe them")
+    if attr(attrs, "multi_class", 0):
+        raise Undefined("multi_class: 'Indicates whether to do OvR or multinomial': the schema does not say how "
+                        "multinomial changes the scores")
+    raw = linear(x, coefficients, intercepts, k)
+    rows = post_transformed(v, attrs, raw)
+    top = [top_class(r) for r in raw]
+    if any(t is None or t != top_class(r) for t, r in zip(top, rows)):
+        raise Undefined("tied top scores (or a transform changing which is top): the schema names no label")
+    y = np.array([labels[i] for i in top], dtype=object if which == "classlabels_strings" else np.int64)
+    return {"Y": y, "Z": rounded([e for r in rows for e in r], "float", (x.shape[0], k))}
+
+
+def classified(v, t, x, coefficients=COEFFICIENTS, intercepts=INTERCEPTS, post=None):
     """Three classes, one coefficient set each (no two-class special case, which the schema does not
-    describe). Y is the label of the largest score; the data keeps the largest score unique."""
+    describe). The data keeps the largest score unique."""
     if post is not None and (t["T1"] not in ("float", "double") or t.suffix):
         return NotApplicable("post transform examples run in float and double with int64 labels; the other "
                              "types are covered by scores and more_rows")
-    k = 3
-    rows = linear(x, coefficients, intercepts, k)
-    for row in rows:
-        if sorted(row)[-1] == sorted(row)[-2]:
-            raise ValueError("tied top scores: pick other data")
-    kind = post or "NONE"
-    z = rounded([e for row in rows for e in transform_row(row, kind)], "float", (x.shape[0], k))
     labels = STRING_LABELS if t["T2"] == "string" else INT_LABELS
-    top = [row.index(max(row)) for row in rows]
-    y = np.array([labels[i] for i in top], dtype=object if t["T2"] == "string" else np.int64)
     attrs = {"coefficients": floats(coefficients),
              "classlabels_strings" if t["T2"] == "string" else "classlabels_ints": labels}
     if intercepts is not None:
         attrs["intercepts"] = floats(intercepts)
     if post is not None:
         attrs["post_transform"] = post
-    tol = transform_tolerance(kind, "float", x.shape[1] + 1, magnitude(x, coefficients, intercepts, k))
-    return Case({"X": x}, {"Y": y, "Z": z}, attrs, tolerance=tol)
+    tol = transform_tolerance(post or "NONE", "float", x.shape[1] + 1, magnitude(x, coefficients, intercepts, 3))
+    return OPERATOR.expect(v, {"X": x}, attrs, tolerance=tol)
 
 
 def sample(t, rng, shape=(4, 3)):
@@ -53,22 +73,22 @@ def sample(t, rng, shape=(4, 3)):
 
 @OPERATOR.example
 def scores(v, t, rng):
-    return classified(t, sample(t, rng))
+    return classified(v, t, sample(t, rng))
 
 
 @OPERATOR.example
 def more_rows(v, t, rng):
-    return classified(t, sample(t, rng, (6, 3)))
+    return classified(v, t, sample(t, rng, (6, 3)))
 
 
 @OPERATOR.example
 def post_softmax(v, t, rng):
-    return classified(t, sample(t, rng), post="SOFTMAX")
+    return classified(v, t, sample(t, rng), post="SOFTMAX")
 
 
 @OPERATOR.example
 def post_logistic(v, t, rng):
-    return classified(t, sample(t, rng), post="LOGISTIC")
+    return classified(v, t, sample(t, rng), post="LOGISTIC")
 
 
 @OPERATOR.example
@@ -81,7 +101,7 @@ def post_softmax_zero(v, t, rng):
         x = data(t["T1"], (3, 3), rng)
         rows = linear(x, coefficients, intercepts, 3)
         if all(sorted(r)[-1] != sorted(r)[-2] and r[0] != 0 and r[1] != 0 and max(r[0], r[1]) > 0 for r in rows):
-            return classified(t, x, coefficients, intercepts, post="SOFTMAX_ZERO")
+            return classified(v, t, x, coefficients, intercepts, post="SOFTMAX_ZERO")
     raise ValueError("no untied data")
 
 
@@ -94,7 +114,7 @@ def post_probit(v, t, rng):
         x = data(t["T1"], (3, 3), rng)
         rows = linear(x, coefficients, intercepts, 3)
         if all(sorted(r)[-1] != sorted(r)[-2] for r in rows):
-            return classified(t, x, coefficients, intercepts, post="PROBIT")
+            return classified(v, t, x, coefficients, intercepts, post="PROBIT")
     raise ValueError("no untied data")
 
 

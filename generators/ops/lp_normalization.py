@@ -3,10 +3,12 @@
 import mpmath
 import numpy as np
 
-from onnx_conformance.generators.case import Case, Declared, Operator
+from onnx_conformance.generators.case import Declared, Operator
 from onnx_conformance.generators.norm_family import data, documented, ex, magnitude, mp, rounded, tolerance
 from onnx_conformance.generators.accuracy import budget
 from onnx_conformance.generators.rounding import PREC
+from onnx_conformance.generators.semantics import Rejected, attr
+from onnx_conformance.harness.dtypes import name_of_numpy
 
 OPERATOR = Operator("LpNormalization")
 
@@ -14,24 +16,46 @@ DOC_3D = [[[1.0, 2.0, 2.0], [3.0, 4.0, 0.0]], [[0.0, 5.0, 5.0], [6.0, 8.0, 0.0]]
 DOC_2D = [[3.0, 4.0], [6.0, 8.0]]
 
 
-def lp_norm(v, t, x, p=None, axis=None):
-    use_p = 2 if p is None else p
-    a = (-1 if axis is None else axis) % x.ndim
+P_RULE = "The order of the normalization, only 1 or 2 are supported."
+
+
+def normalized(v, x, attrs: dict) -> tuple[np.ndarray, int]:
+    """input / Lp_norm(input, axis) in mpmath at PREC bits (the norm's sum exact), p default 2, axis
+    default -1; 'When the Lp norm is zero ... the output is defined to be zero'. Also the axis length."""
+    p, axis = attr(attrs, "p", 2), attr(attrs, "axis", -1)
+    if p not in (1, 2):
+        raise Rejected(P_RULE)
+    if x.ndim == 0 or not -x.ndim <= axis < x.ndim:
+        raise Rejected(f"axis {axis} names no axis of an input of rank {x.ndim}")
+    a = axis % x.ndim
     xe = ex(x)
     with mpmath.workprec(PREC):
-        if use_p == 1:
+        if p == 1:
             norm = np.sum(np.vectorize(lambda e: abs(e), otypes=[object])(xe), axis=a, keepdims=True)
             norm = np.vectorize(mp, otypes=[object])(norm)
         else:
             norm = np.vectorize(lambda e: mpmath.sqrt(mp(e)), otypes=[object])(np.sum(xe * xe, axis=a, keepdims=True))
-        # 'When the Lp norm is zero (i.e., all elements along the axis are zero), the output is defined to be zero'
         y = np.vectorize(lambda e, n: mpmath.mpf(0) if n == 0 else mp(e) / n, otypes=[object])(xe, norm)
+    return np.asarray(y, dtype=object).reshape(x.shape), x.shape[a]
+
+
+@OPERATOR.semantics
+def lp_normalization(v, attrs, inputs):
+    """output = input / Lp_norm(input, axis), p 1 (sum of |x|) or 2, rounded once to T."""
+    x = inputs["input"]
+    y, _ = normalized(v, x, attrs)
+    return {"output": rounded(y, name_of_numpy(x.dtype))}
+
+
+def lp_norm(v, t, x, p=None, axis=None):
+    """The case: the attributes given, the semantics' output, the tolerance of the axis' sum, the root and
+    the division for this data."""
     attrs = {k: val for k, val in (("p", p), ("axis", axis)) if val is not None}
+    y, n = normalized(v, x, attrs)
     after = (budget("div", t.dtype) or {"ulp": 0})["ulp"]
-    if use_p == 2:
+    if (2 if p is None else p) == 2:
         after += (budget("sqrt", t.dtype) or {"ulp": 0})["ulp"]
-    tol = tolerance([t.dtype], x.shape[a], magnitude(y), after=after)
-    return Case({"input": x}, {"output": rounded(y, t.dtype)}, attrs, tolerance=tol)
+    return OPERATOR.expect(v, {"input": x}, attrs, tolerance=tolerance([t.dtype], n, magnitude(y), after=after))
 
 
 @OPERATOR.example
@@ -88,8 +112,7 @@ def zero_norm(v, t, rng):
 @OPERATOR.rejection
 def p_not_1_or_2(v, t, rng):
     x = documented(DOC_2D, t.dtype)
-    return Case({"input": x}, {"output": Declared(t.dtype, x.shape)}, {"p": 3},
-                error="The order of the normalization, only 1 or 2 are supported.")
+    return OPERATOR.reject(v, {"input": x}, {"p": 3}, {"output": Declared(t.dtype, x.shape)})
 
 
 # Where onnx's ReferenceEvaluator (1.23) differs from our value, and why ours stands (cases/crosscheck.md).

@@ -2,11 +2,12 @@
 
 import numpy as np
 
-from onnx_conformance.generators.case import Case, NotApplicable, Operator
-from onnx_conformance.generators.linalg_family import to_type
-from onnx_conformance.generators.pool_family import (Undefined, attributes, grid, lp, lp_tolerance, random,
-                                    padding_rejections, windows)
 from onnx import AttributeProto
+
+from onnx_conformance.generators.case import NotApplicable, Operator
+from onnx_conformance.generators.pool_family import (attributes, grid, lp, lp_tolerance, padding_rejections, pooled,
+                                                     pooling_windows, random)
+from onnx_conformance.generators.semantics import Undefined, attr
 
 OPERATOR = Operator("LpPool")
 
@@ -20,18 +21,30 @@ def p_value(v, p):
     return float(p) if v.schema.attributes["p"].type == AttributeProto.FLOAT else int(p)
 
 
-def lp_pool(v, t, x, kernel_shape, p=None, strides=None, pads=None, dilations=None, ceil_mode=None, auto_pad=None):
+@OPERATOR.semantics
+def lp_pool(v, attrs, inputs):
+    """(sum over each window of |x|^p)^(1/p), padding adding nothing (p default 2: LpPool-1's 'default is
+    2.0'): the exact sum, one root, rounded once to T."""
+    x = inputs["X"]
+    shape, wins = pooling_windows(v, attrs, x)
+    y, _, _ = lp(x, shape, wins, attr(attrs, "p", 2))
+    return {"Y": pooled(y, x)}
+
+
+def case(v, t, x, kernel_shape, p=None, strides=None, pads=None, dilations=None, ceil_mode=None, auto_pad=None):
+    """The case: the attributes given (the version must have them), the semantics' Y, the tolerance of the
+    sum and the root for this data's windows."""
     attrs = attributes(v, {"auto_pad": auto_pad, "kernel_shape": kernel_shape, "strides": strides, "pads": pads,
                            "dilations": dilations, "ceil_mode": ceil_mode, "p": p_value(v, p)})
     if isinstance(attrs, NotApplicable):
         return attrs
+    use_p = 2 if p is None else p
     try:
-        shape, wins, _ = windows(v, x.shape[2:], kernel_shape, strides, pads, dilations, ceil_mode or 0, auto_pad)
-        y, n, largest = lp(x, shape, wins, 2 if p is None else p)
+        shape, wins = pooling_windows(v, attrs, x)
+        _, n, largest = lp(x, shape, wins, use_p)
     except Undefined as e:
-        return NotApplicable(str(e))
-    return Case({"X": x}, {"Y": to_type(y, t.dtype)}, attrs,
-                tolerance=lp_tolerance(t.dtype, n, largest, 2 if p is None else p))
+        return NotApplicable(e.reason)
+    return OPERATOR.expect(v, {"X": x}, attrs, tolerance=lp_tolerance(t.dtype, n, largest, use_p))
 
 
 def example(name, data, types=None, **attrs):
@@ -41,7 +54,7 @@ def example(name, data, types=None, **attrs):
         if types and t.dtype not in types:
             return NotApplicable(f"this example runs in {', '.join(types)}; {t.dtype} is covered by the documented "
                                  "examples (the window walker does not depend on the type)")
-        return lp_pool(v, t, data(t, rng), **attrs)
+        return case(v, t, data(t, rng), **attrs)
 
     OPERATOR.example(make, name=name)
 
@@ -86,7 +99,7 @@ def ieee_specials(v, t, rng):
         return NotApplicable("IEEE special values run in float and float16")
     x = random(t, (1, 1, 4, 4), rng).astype(np.float64) / 8
     x[0, 0, 0, 0], x[0, 0, 3, 3], x[0, 0, 1, 3] = np.inf, -np.inf, np.nan
-    return lp_pool(v, t, x.astype(t.np()), kernel_shape=[2, 2], strides=[2, 2], p=2)
+    return case(v, t, x.astype(t.np()), kernel_shape=[2, 2], strides=[2, 2], p=2)
 
 
 padding_rejections(OPERATOR)

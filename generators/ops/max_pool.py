@@ -3,11 +3,10 @@
 import numpy as np
 
 from onnx_conformance.generators import values
-from onnx_conformance.generators.case import Case, NotApplicable, Operator
-from onnx_conformance.generators.linalg_family import to_type
-from onnx_conformance.generators.pool_family import (Undefined, attributes, documented, grid, maximum, random,
-                                    padding_rejections, windows,
-                                    with_infinities)
+from onnx_conformance.generators.case import NotApplicable, Operator
+from onnx_conformance.generators.pool_family import (attributes, documented, grid, maximum, padding_rejections, pooled,
+                                                     pooling_windows, random, with_infinities)
+from onnx_conformance.generators.semantics import Undefined, attr
 
 OPERATOR = Operator("MaxPool", primary="T")
 
@@ -15,27 +14,40 @@ SOME = ("float",)  # random-data examples; every type runs the documented ones
 SPECIALS = ("float", "float16", "bfloat16")
 
 
-def max_pool(v, t, x, kernel_shape, strides=None, pads=None, dilations=None, ceil_mode=None,
-             storage_order=None, auto_pad=None, argmax=False):
+@OPERATOR.semantics
+def max_pool(v, attrs, inputs):
+    """The largest element of each window, padding excluded; from version 8 also Indices, its position in X
+    'computed as flatten 1-D tensor' (storage_order 1: column-major). Indices is left out where the spec
+    names no index (a tied maximum; storage_order 1 with N * C > 1): see pool_family.maximum."""
+    x = inputs["X"]
+    shape, wins = pooling_windows(v, attrs, x)
+    y, index = maximum(x, shape, wins, attr(attrs, "storage_order", 0))
+    out = {"Y": pooled(y, x)}
+    if len(v.schema.outputs) > 1 and index is not None:
+        out["Indices"] = index
+    return out
+
+
+def case(v, t, x, kernel_shape, strides=None, pads=None, dilations=None, ceil_mode=None,
+         storage_order=None, auto_pad=None, argmax=False):
+    """The case: the attributes given (the version must have them), the semantics' Y and, with argmax,
+    Indices (else the node leaves Indices out)."""
     if argmax and len(v.schema.outputs) < 2:
         return NotApplicable(f"MaxPool-{v.since_version} has no Indices output (it comes in version 8)")
     attrs = attributes(v, {"auto_pad": auto_pad, "kernel_shape": kernel_shape, "strides": strides, "pads": pads,
                            "dilations": dilations, "ceil_mode": ceil_mode, "storage_order": storage_order})
     if isinstance(attrs, NotApplicable):
         return attrs
+    outputs = ["Y", "Indices" if argmax else None] if len(v.schema.outputs) > 1 else ["Y"]
+    tolerance = {"ulp": 0} if values.is_float(t.dtype) else None
     try:
-        shape, wins, _ = windows(v, x.shape[2:], kernel_shape, strides, pads, dilations, ceil_mode or 0, auto_pad)
-        y, index = maximum(x, shape, wins, storage_order or 0)
+        return OPERATOR.expect(v, {"X": x}, attrs, outputs=outputs, tolerance=tolerance)
     except Undefined as e:
-        return NotApplicable(str(e))
-    outputs = {"Y": to_type(y, t.dtype)}
-    if argmax:
-        if index is None:
-            raise ValueError("a tied maximum: the spec names no index for ties; pick distinct data")
-        outputs["Indices"] = index
-    elif len(v.schema.outputs) > 1:
-        outputs["Indices"] = None
-    return Case({"X": x}, outputs, attrs, tolerance={"ulp": 0} if values.is_float(t.dtype) else None)
+        return NotApplicable(e.reason)
+    except KeyError as e:  # the semantics leaves Indices out where the spec names no index
+        if e.args != ("Indices",):
+            raise
+        raise ValueError("a tied maximum: the spec names no index for ties; pick distinct data") from None
 
 
 def example(name, data, types=None, **attrs):
@@ -46,7 +58,7 @@ def example(name, data, types=None, **attrs):
         if types and t.dtype not in types:
             return NotApplicable(f"this example runs in {', '.join(types)}; {t.dtype} is covered by the documented "
                                  "examples (the window walker does not depend on the type)")
-        return max_pool(v, t, data(t, rng), **attrs)
+        return case(v, t, data(t, rng), **attrs)
 
     OPERATOR.example(make, name=name)
 
@@ -118,7 +130,7 @@ def ieee_infinities(v, t, rng):
     """+inf wins every window it is in, -inf none (no NaN: the spec does not rank it)."""
     if t.dtype not in SPECIALS:
         return NotApplicable(f"IEEE special values run in {', '.join(SPECIALS)}")
-    return max_pool(v, t, with_infinities(t, (1, 1, 4, 4), rng), kernel_shape=[2, 2], pads=[1, 1, 0, 0],
+    return case(v, t, with_infinities(t, (1, 1, 4, 4), rng), kernel_shape=[2, 2], pads=[1, 1, 0, 0],
                     argmax=True)
 
 

@@ -3,9 +3,9 @@
 The doc gives the output shape (num_rois, channels, pooled_shape[0], pooled_shape[1]), the RoI
 layout [batch_id, x1, y1, x2, y2] and spatial_scale, not the bins: the oracle follows Fast R-CNN's
 RoI max pooling, where the operator comes from: corners scaled and rounded to the nearest pixel
-(no corner here lies half-way), the RoI spans x1..x2 inclusive (at least one pixel), bin i of n covers
-[floor(i * size / n), ceil((i + 1) * size / n)) from the RoI's start, clipped to the map; an empty
-bin is 0 (none here).
+(a corner half-way between two is Undefined: Fast R-CNN's C round() and Python's disagree there), the
+RoI spans x1..x2 inclusive (at least one pixel), bin i of n covers [floor(i * size / n), ceil((i + 1) *
+size / n)) from the RoI's start, clipped to the map; an empty bin is 0.
 """
 
 import math
@@ -13,26 +13,36 @@ from fractions import Fraction
 
 import numpy as np
 
-from onnx_conformance.generators.case import Case, Declared, Operator
+from onnx_conformance.generators.case import Declared, Operator
 from onnx_conformance.generators.linalg_family import to_type
 from onnx_conformance.generators.pool_family import random, with_infinities
+from onnx_conformance.generators.semantics import Rejected, Undefined, attr
+from onnx_conformance.harness.dtypes import name_of_numpy
 
 OPERATOR = Operator("MaxRoiPool")
 
 
+ROIS = "rois: 'Should be a 2-D tensor of shape (num_rois, 5) given as [[batch_id, x1, y1, x2, y2], ...].'"
+
+
 def nearest(q: Fraction) -> int:
+    """A scaled corner rounded to the nearest pixel (Fast R-CNN's rounding)."""
     if q.denominator == 2:
-        raise ValueError("a corner half-way between pixels: pick another RoI")
+        raise Undefined("a RoI corner lies half-way between two pixels: the spec does not say how corners round")
     return round(q)
 
 
-def max_roi_pool(x, rois, pooled, scale):
+def pool_rois(x, rois, pooled, scale):
+    """Per RoI, channel and bin the largest element of the bin (exact input values; 0 for an empty bin)."""
     h_, w_ = x.shape[2:]
     ph_, pw_ = pooled
     scale = Fraction(float(np.float32(scale)))
     y = np.empty((rois.shape[0], x.shape[1], ph_, pw_), dtype=object)
     for r, roi in enumerate(rois):
-        b = int(roi[0])
+        b = float(roi[0])
+        if not b.is_integer() or not 0 <= b < x.shape[0]:
+            raise Rejected(f"{ROIS} (batch_id {b} names no image of the batch)")
+        b = int(b)
         x1, y1, x2, y2 = (nearest(Fraction(float(e)) * scale) for e in roi[1:])
         rh, rw = max(y2 - y1 + 1, 1), max(x2 - x1 + 1, 1)
         for ph in range(ph_):
@@ -41,20 +51,35 @@ def max_roi_pool(x, rois, pooled, scale):
             for pw in range(pw_):
                 ws = min(max(math.floor(Fraction(pw * rw, pw_)) + x1, 0), w_)
                 we = min(max(math.ceil(Fraction((pw + 1) * rw, pw_)) + x1, 0), w_)
-                if he <= hs or we <= ws:
-                    raise ValueError("an empty bin: pick another RoI")
                 for c in range(x.shape[1]):
-                    y[r, c, ph, pw] = float(np.max(x[b, c, hs:he, ws:we].astype(np.float64)))
+                    empty = he <= hs or we <= ws
+                    y[r, c, ph, pw] = 0.0 if empty else float(np.max(x[b, c, hs:he, ws:we].astype(np.float64)))
     return y
 
 
+@OPERATOR.semantics
+def max_roi_pool(v, attrs, inputs):
+    """Y (num_rois, channels, pooled_shape[0], pooled_shape[1]): each RoI's bins' maxima, rounded to T
+    (exact: they are X's values)."""
+    x, rois = inputs["X"], inputs["rois"]
+    pooled = attrs.get("pooled_shape")
+    if pooled is None or len(pooled) != 2 or any(p < 1 for p in pooled):
+        raise Rejected("pooled_shape: 'ROI pool output shape (height, width).'")
+    if x.ndim != 4:
+        raise Rejected("X: '(N x C x H x W)'")
+    if rois.ndim != 2 or rois.shape[1] != 5:
+        raise Rejected(ROIS)
+    y = pool_rois(x, rois, pooled, attr(attrs, "spatial_scale", 1.0))
+    return {"Y": to_type(y, name_of_numpy(x.dtype))}
+
+
 def case(v, t, x, rois, pooled_shape, spatial_scale=None):
+    """The case: RoIs in T, the attributes given, the semantics' Y, compared exactly."""
     attrs = {"pooled_shape": pooled_shape}
     if spatial_scale is not None:
         attrs["spatial_scale"] = spatial_scale
     rois = np.array(rois, dtype=np.float64).astype(t.np())
-    y = max_roi_pool(x, rois, pooled_shape, 1.0 if spatial_scale is None else spatial_scale)
-    return Case({"X": x, "rois": rois}, {"Y": to_type(y, t.dtype)}, attrs, tolerance={"ulp": 0})
+    return OPERATOR.expect(v, {"X": x, "rois": rois}, attrs, tolerance={"ulp": 0})
 
 
 @OPERATOR.example
@@ -99,8 +124,7 @@ def rois_four_columns(v, t, rng):
     """rois: 'Should be a 2-D tensor of shape (num_rois, 5) given as [[batch_id, x1, y1, x2, y2], ...].'"""
     x = random(t, (1, 1, 4, 4), rng)
     rois = np.array([[0, 0, 3, 3]], dtype=np.float64).astype(t.np())
-    return Case({"X": x, "rois": rois}, {"Y": Declared(t.dtype, [None] * 4)}, {"pooled_shape": [2, 2]},
-                error="rois: 'Should be a 2-D tensor of shape (num_rois, 5) given as [[batch_id, x1, y1, x2, y2], ...].'")
+    return OPERATOR.reject(v, {"X": x, "rois": rois}, {"pooled_shape": [2, 2]}, {"Y": Declared(t.dtype, [None] * 4)})
 
 
 # Where onnx's ReferenceEvaluator (1.23) differs from our value, and why ours stands (cases/crosscheck.md).

@@ -8,9 +8,11 @@ exactly: (x - mean) / (sqrt(E[x^2] - mean^2) + float32(1e-9)).
 import mpmath
 import numpy as np
 
-from onnx_conformance.generators.case import Case, NotApplicable, Operator
-from onnx_conformance.generators.norm_family import attr, documented, ex, magnitude, mean_var, mp, rounded, root_steps, scale_data, tolerance
+from onnx_conformance.generators.case import NotApplicable, Operator
+from onnx_conformance.generators.norm_family import float_attr, documented, ex, magnitude, mean_var, mp, per_element, rounded, root_steps, scale_data, tolerance
 from onnx_conformance.generators.rounding import PREC
+from onnx_conformance.generators.semantics import Rejected, attr
+from onnx_conformance.harness.dtypes import name_of_numpy
 
 OPERATOR = Operator("MeanVarianceNormalization")
 
@@ -41,25 +43,46 @@ NO_AXES = ("axes left out: MeanVarianceNormalization-{v}'s function body (axes =
            "axes [0,2,3]'; axes_0_2_3 states the default explicitly")
 
 
-def mvn(v, t, x, axes=None):
-    if t.dtype != "float":
-        return NotApplicable(NOT_FLOAT.replace("{t}", t.dtype))
-    if axes is None and v.since_version >= 13:
-        return NotApplicable(NO_AXES.format(v=v.since_version))
-    use = (0, 2, 3) if axes is None else tuple(a % x.ndim for a in axes)
+def normalized(x, attrs: dict):
+    """(x - E[x]) / (sqrt(E[(x - E[x])^2]) + float32(1e-9)) over axes (default [0, 2, 3]) in mpmath at PREC
+    bits, the statistics exact; also the magnitude the function body's E[x^2] - E[x]^2 rounding is scaled
+    by, and the group size."""
+    axes = list(attr(attrs, "axes", [0, 2, 3]))
+    if any(not -x.ndim <= a < x.ndim for a in axes) or len({a % x.ndim for a in axes}) != len(axes):
+        raise Rejected(f"axes: 'A list of integers, along which to reduce.' ({axes} for an input of rank {x.ndim})")
+    use = tuple(a % x.ndim for a in axes)
     xe = ex(x)
     mean, var, n = mean_var(xe, use)
-    eps = attr(EPSILON)
+    eps = float_attr(EPSILON)
     with mpmath.workprec(PREC):
         std = np.vectorize(lambda e: mpmath.sqrt(mp(e)), otypes=[object])(var)
         y = np.vectorize(mp, otypes=[object])(xe - mean) / (std + mp(eps))
         # E[X^2] - E[X]^2 cancels by E[X^2] / Var: the function body's own rounding, scaled
-        sq = np.sum(xe * xe, axis=use, keepdims=True) / n
+        sq = np.vectorize(lambda e: per_element(e, n), otypes=[object])(np.sum(xe * xe, axis=use, keepdims=True))
         amp = np.vectorize(lambda s, w: mp(s) / mp(w) if w else mpmath.mpf(1), otypes=[object])(sq, var)
         mag = magnitude(np.vectorize(lambda a, b: abs(a) * (1 + b), otypes=[object])(y, amp))
+    return y, mag, n
+
+
+@OPERATOR.semantics
+def mean_variance_normalization(v, attrs, inputs):
+    """Y = (X - E[X]) / (sqrt(E[(X - E[X])^2]) + 1e-9) over axes, as the schema's function body adds its
+    float constant Epsilon to the root; rounded once to T."""
+    x = inputs["X"]
+    y, _, _ = normalized(x, attrs)
+    return {"Y": rounded(y, name_of_numpy(x.dtype))}
+
+
+def mvn(v, t, x, axes=None):
+    """The case: the semantics' Y, the tolerance of this data's statistics, root and division."""
+    if t.dtype != "float":
+        return NotApplicable(NOT_FLOAT.replace("{t}", t.dtype))
+    if axes is None and v.since_version >= 13:
+        return NotApplicable(NO_AXES.format(v=v.since_version))
     attrs = {} if axes is None else {"axes": list(axes)}
-    return Case({"X": x}, {"Y": rounded(y, t.dtype)}, attrs,
-                tolerance=tolerance([t.dtype], n, mag, after=root_steps(t.dtype), stash=t.dtype))
+    _, mag, n = normalized(x, attrs)
+    return OPERATOR.expect(v, {"X": x}, attrs,
+                           tolerance=tolerance([t.dtype], n, mag, after=root_steps(t.dtype), stash=t.dtype))
 
 
 @OPERATOR.example

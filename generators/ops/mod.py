@@ -14,8 +14,9 @@ from onnx_conformance.generators.arithmetic_family import (
     ints,
     is_float,
 )
-from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.case import NotApplicable, Operator
 from onnx_conformance.generators.movement import declared
+from onnx_conformance.generators.semantics import Rejected, attr
 
 OPERATOR = Operator("Mod")
 
@@ -41,16 +42,29 @@ def remainder(a, b, fmod, t):
     return r
 
 
+def rule_broken(v, t, fmod) -> str | None:
+    """The version's sentence binding fmod to a kind of type that this (type, fmod) breaks, or None."""
+    if fmod not in (0, 1):
+        return v.sentence(r"must be `0` \(default\)") or f"fmod: {v.schema.attributes['fmod'].description} (0 or 1)"
+    if is_float(t.dtype) and fmod == 0:
+        return (v.sentence(r"floating point, then `fmod` attribute must be set to 1")
+                or v.sentence(r"`fmod` attribute is set to `0`, `T` is constrained to integer"))
+    if not is_float(t.dtype) and fmod == 1:
+        return v.sentence(r"`fmod` is set to `1`.*constrained to floating point")
+    return None
+
+
 def allowed(v, t, fmod):
     """Where a version binds fmod to a kind of type: None, or the spec's sentence saying no."""
-    if is_float(t.dtype) and fmod == 0:
-        rule = (v.sentence(r"floating point, then `fmod` attribute must be set to 1")
-                or v.sentence(r"`fmod` attribute is set to `0`, `T` is constrained to integer"))
-    elif not is_float(t.dtype) and fmod == 1:
-        rule = v.sentence(r"`fmod` is set to `1`.*constrained to floating point")
-    else:
-        rule = None
+    rule = rule_broken(v, t, fmod)
     return NotApplicable(f"Mod-{v.since_version}: '{rule}'") if rule else None
+
+
+def check(v, t, attrs):
+    """fmod (default 0) as the version allows it for T."""
+    rule = rule_broken(v, t, attr(attrs, "fmod", 0))
+    if rule:
+        raise Rejected(rule)
 
 
 def natural(t):
@@ -67,14 +81,12 @@ def draw(v, t, shape, rng, side):
     return ints(t.dtype, shape, rng, -12 if signed else 1, 12, nonzero=True)
 
 
-def spec(fmod=None):
-    def fn(a, b, v, t):
-        return remainder(a, b, natural(t) if fmod is None else fmod, t)
-
-    return Binary(fn, draw, attrs=lambda v, t: {"fmod": natural(t) if fmod is None else fmod})
+def mod(a, b, v, t, attrs):
+    """The remainder under the node's fmod (default 0)."""
+    return remainder(a, b, attr(attrs, "fmod", 0), t)
 
 
-NATURAL = spec()
+NATURAL = Binary(mod, draw, attrs=lambda v, t: {"fmod": natural(t)}, check=check)
 binary_examples(OPERATOR, NATURAL, None, forms=("bcast_scalar", "bcast_empty", "bcast_rank8"))
 
 MIXED = ([-4, 7, 5, 4, -7, 8], [2, -3, 8, -2, 3, 5])
@@ -87,7 +99,7 @@ def mixed_sign_case(v, t, fmod):
     if skip:
         return skip
     x, y = MIXED_FLOAT if is_float(t.dtype) else UNSIGNED if t.dtype.startswith("u") else MIXED
-    return spec(fmod).case(v, t, documented(t.dtype, x), documented(t.dtype, y))
+    return NATURAL.case(v, t, documented(t.dtype, x), documented(t.dtype, y), {"fmod": fmod})
 
 
 @OPERATOR.example
@@ -127,7 +139,7 @@ def float_edge_cases_fmod_0(v, t, rng):
     inf, nan = math.inf, math.nan
     x = [0.0, -0.0, 0.0, -0.0, -3.0, 3.0, -1.0, 1.0, inf, -inf, 1.0, 1.0, nan, 1.0]
     y = [-2.0, 2.0, 2.0, -2.0, inf, inf, -inf, -inf, 2.0, 2.0, 0.0, -0.0, 2.0, nan]
-    return spec(0).case(v, t, np.array(x, dtype=t.np()), np.array(y, dtype=t.np()))
+    return NATURAL.case(v, t, np.array(x, dtype=t.np()), np.array(y, dtype=t.np()), {"fmod": 0})
 
 
 @OPERATOR.rejection
@@ -137,8 +149,8 @@ def float_fmod_0(v, t, rng):
     if not skip:
         return NotApplicable(f"Mod-{v.since_version} defines fmod=0 for floating-point inputs")
     x, y = MIXED_FLOAT
-    return Case({"A": documented(t.dtype, x), "B": documented(t.dtype, y)}, {"C": declared(t.dtype, 1)},
-                {"fmod": 0}, error=skip.reason.split(": ", 1)[1].strip("'"))
+    inputs = {"A": documented(t.dtype, x), "B": documented(t.dtype, y)}
+    return OPERATOR.reject(v, inputs, {"fmod": 0}, {"C": declared(t.dtype, 1)})
 
 
 # Where onnx's ReferenceEvaluator (1.23) differs from our value, and why ours stands (cases/crosscheck.md).

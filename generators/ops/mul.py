@@ -16,7 +16,8 @@ from onnx_conformance.generators.case import Operator
 OPERATOR = Operator("Mul")
 
 
-def mul(a, b, v, t):
+def mul(a, b, v, t, attrs):
+    """IEEE's product, exact before its one rounding; an integer product exact (overflow: undefined)."""
     return ieee(operator.mul, a, b) if is_float(t.dtype) else a * b
 
 

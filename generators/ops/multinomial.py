@@ -1,14 +1,26 @@
 """Multinomial: sample_size draws of a class index per batch row, with probabilities the softmax
 of the row ("the unnormalized log-probability of each corresponding outcome").
 
-Judged on its distribution (harness/distribution.py): every draw a class of the row, then
+Its expected value is a distribution, not a value (the semantics raises NotDeterministic): a
+case is judged on its distribution (harness/distribution.py): every draw a class of the row, then
 Pearson's chi-square per row (Bonferroni across rows).
 """
 
 from onnx_conformance.generators import random_family as rf
 from onnx_conformance.generators.case import NotApplicable, Operator
+from onnx_conformance.generators.semantics import Rejected
 
 OPERATOR = Operator("Multinomial", primary="T1", defaults={"T2": "int32"})  # dtype's default: int32
+
+
+@OPERATOR.semantics
+def multinomial(v, attrs, inputs):
+    """sample_size draws per row of a class index, 'the unnormalized log-probability of each corresponding outcome'
+    the row's values (probabilities their softmax): a draw, not a value. The input is [batch_size, class_size]."""
+    x = inputs["input"]
+    if x.ndim != 2:
+        raise Rejected(f"input: {v.schema.inputs[0].description.split('.')[0]} (given rank {x.ndim})")
+    raise rf.draw_of("the categorical distributions of the rows' softmax")
 
 
 @OPERATOR.example

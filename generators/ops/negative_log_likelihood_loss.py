@@ -5,9 +5,35 @@ onnx's node tests' names without their prefix (test_nllloss_NC -> example NC) an
 """
 
 from onnx_conformance.generators import loss_family as lf
-from onnx_conformance.generators.case import Operator
+from onnx_conformance.generators.case import Declared, NotApplicable, Operator
+from onnx_conformance.generators.semantics import Undefined
 
 OPERATOR = Operator("NegativeLogLikelihoodLoss", primary="T", defaults={"Tind": "int64"})
+
+RANK_RULE = "input: Input tensor of shape (N, C) or (N, C, d1, d2, ..., dk)"
+
+
+@OPERATOR.semantics
+def nll_loss(v, attrs, inputs):
+    """loss[n][d...] = -input[n][target[n][d...]][d...] * weight[target[n][d...]] (weight 1 each where absent),
+    0 where the target is ignore_index; 'none' keeps it, 'sum' adds it, 'mean' divides the sum 'by the sum of
+    applied weights'. Exact, rounded once to the input's type."""
+    x, target, weight = inputs["input"], inputs["target"], inputs.get("weight")
+    reduction, ignore_index = lf.checked(v, attrs, x, target, weight, RANK_RULE)
+    return {"loss": lf.reduced(x, target, weight, reduction, ignore_index)}
+
+
+def build(v, t, x, target, weight, reduction, ignore_index, explicit=False):
+    """One case, in the binding's types; its tolerance is the oracle's for these inputs."""
+    attrs = lf.loss_attrs(v, reduction, ignore_index, explicit)
+    if isinstance(attrs, NotApplicable):
+        return attrs
+    x, target, weight = lf.typed(t, x, target, weight)
+    tol = lf.loss_tolerance(x, target, weight, reduction, ignore_index)
+    try:
+        return OPERATOR.expect(v, {"input": x, "target": target, "weight": weight}, attrs, tolerance=tol)
+    except Undefined:
+        return NotApplicable(lf.ALL_IGNORED)
 
 # example: (input shape, reduction, weight ('rand' or None), ignore_index, where the target takes it)
 DOC = {
@@ -40,7 +66,7 @@ def _doc(name, spec):
         if na:
             return na
         x, target, w = lf.doc_data(shape, weight, at, ii)
-        return lf.build(OPERATOR.name, v, t, x, target, w, reduction, ii, explicit=True)
+        return build(v, t, x, target, w, reduction, ii, explicit=True)
 
     example.__doc__ = f"onnx's test_nllloss_{name}"
     OPERATOR.example(example, name=name)
@@ -53,19 +79,19 @@ for _name, _spec in DOC.items():
 @OPERATOR.example
 def doc_example_1(v, t, rng):
     """The doc's Example 1: 'none' reduction, N, C, d1 = 2, 3, 2."""
-    return lf.build(OPERATOR.name, v, t, DOC_INPUT, DOC_TARGET, None, "none", None)
+    return build(v, t, DOC_INPUT, DOC_TARGET, None, "none", None)
 
 
 @OPERATOR.example
 def doc_example_2(v, t, rng):
     """The doc's Example 2: weighted, 'sum' (-1.1 in exact arithmetic, rounded once)."""
-    return lf.build(OPERATOR.name, v, t, DOC_INPUT, DOC_TARGET, DOC_WEIGHT, "sum", None)
+    return build(v, t, DOC_INPUT, DOC_TARGET, DOC_WEIGHT, "sum", None)
 
 
 @OPERATOR.example
 def doc_example_3(v, t, rng):
     """The doc's Example 3: weighted, 'mean' (sum over the weights taken)."""
-    return lf.build(OPERATOR.name, v, t, DOC_INPUT, DOC_TARGET, DOC_WEIGHT, "mean", None)
+    return build(v, t, DOC_INPUT, DOC_TARGET, DOC_WEIGHT, "mean", None)
 
 
 DOC_INPUT = [[[1.0, 2.0], [2.0, 2.0], [3.0, 2.0]], [[0.0, 1.0], [2.0, 2.0], [1.0, 2.0]]]
@@ -78,7 +104,7 @@ def _typed(reduction, weighted, ii):
         x, target, w = lf.typed_data(t, rng)
         if ii is None:
             target[target == -1] = 0
-        return lf.build(OPERATOR.name, v, t, x, target, w if weighted else None, reduction, ii)
+        return build(v, t, x, target, w if weighted else None, reduction, ii)
 
     return example
 
@@ -90,4 +116,5 @@ OPERATOR.example(_typed("mean", False, None), name="typed_mean_no_weight")
 
 @OPERATOR.rejection
 def rank1_input(v, t, rng):
-    return lf.rejection_rank1(OPERATOR.name, v)
+    x, target = lf.rank1_data()
+    return OPERATOR.reject(v, {"input": x, "target": target}, {}, {"loss": Declared("float", ())})

@@ -8,11 +8,13 @@ then selection order (the order onnx's examples show; equal scores are avoided e
 box is identical, where the lowest index goes first).
 """
 
+import math
 from fractions import Fraction
 
 import numpy as np
 
-from onnx_conformance.generators.case import Case, Declared, Operator, Types
+from onnx_conformance.generators.case import Declared, Operator, Types
+from onnx_conformance.generators.semantics import Rejected, Undefined, attr
 
 
 class _Untyped(Operator):
@@ -47,18 +49,42 @@ def iou(p, q) -> Fraction:
     return Fraction(0) if union == 0 else inter / union
 
 
-def nms(boxes, scores, max_out, iou_t, score_t, center):
+@OPERATOR.semantics
+def non_max_suppression(v, attrs, inputs):
+    """Per batch and class: boxes by descending score (equal scores: the lower index first, as onnx's
+    examples do; the spec names no order), those scoring below score_threshold removed, each kept unless
+    its IoU with a box kept before it is strictly greater than iou_threshold, at most
+    max_output_boxes_per_class (default 0: none). IoU in exact rationals, so "boxes with IOU exactly
+    equal to the threshold are kept" is decided by the spec, not by rounding."""
+    boxes, scores = inputs["boxes"], inputs["scores"]
+    if boxes.ndim != 3 or boxes.shape[2] != 4:
+        rule = _first_sentence(v, "boxes")
+        raise Rejected(f"boxes: {rule} (given a last dimension of {boxes.shape[-1]})" if boxes.ndim == 3
+                       else f"boxes: {rule} (given rank {boxes.ndim})")
+    if scores.ndim != 3 or scores.shape[0] != boxes.shape[0] or scores.shape[2] != boxes.shape[1]:
+        raise Rejected(f"scores: {_first_sentence(v, 'scores')} (boxes of shape {boxes.shape}, scores {scores.shape})")
+    center = attr(attrs, "center_point_box", 0)
+    if center not in (0, 1):
+        raise Rejected("center_point_box: " + " ".join(v.schema.attributes["center_point_box"].description.split()))
+    limit = _scalar(inputs.get("max_output_boxes_per_class"), 0)
+    iou_t = _scalar(inputs.get("iou_threshold"), 0.0)
+    score_t = _scalar(inputs.get("score_threshold"), None)
+    if not (np.isfinite(boxes).all() and np.isfinite(scores).all()) or any(
+            t is not None and math.isnan(t) for t in (iou_t, score_t)):
+        raise Undefined("a NaN or infinite box coordinate, score or threshold: the spec's IoU and order have no value there")
+    if not 0 <= iou_t <= 1:
+        raise Rejected("iou_threshold: Value range [0, 1].")
+    if limit < 0:
+        raise Undefined("a negative max_output_boxes_per_class: the spec states only 0 (\"no output\") and counts")
+    thr = Fraction(iou_t)
     out = []
-    limit = 0 if max_out is None else int(np.asarray(max_out).reshape(-1)[0])
-    thr = Fraction(0) if iou_t is None else Fraction(float(np.asarray(iou_t).reshape(-1)[0]))
     for b in range(boxes.shape[0]):
-        cs = [corners(bx, center) for bx in boxes[b]]
+        cs = [corners(bx, bool(center)) for bx in boxes[b]]
         for c in range(scores.shape[1]):
             row = [Fraction(float(s)) for s in scores[b, c]]
             order = sorted(range(len(row)), key=lambda i: (-row[i], i))
-            if score_t is not None:
-                st = Fraction(float(np.asarray(score_t).reshape(-1)[0]))
-                order = [i for i in order if not row[i] < st]  # "score less than score_threshold are removed"
+            if score_t is not None:  # "Bounding boxes with score less than score_threshold are removed"
+                order = [i for i in order if not row[i] < Fraction(score_t)]
             kept = []
             for i in order:
                 if len(kept) >= limit:
@@ -66,30 +92,43 @@ def nms(boxes, scores, max_out, iou_t, score_t, center):
                 if all(not iou(cs[i], cs[j]) > thr for j in kept):
                     kept.append(i)
             out += [[b, c, i] for i in kept]
-    return np.array(out, dtype=np.int64).reshape(-1, 3)
+    return {"selected_indices": np.array(out, dtype=np.int64).reshape(-1, 3)}
 
 
-def case(boxes, scores, max_out=(3,), iou_t=(0.5,), score_t=(0.0,), center=None):
+def _scalar(x, default):
+    """An optional scalar input's value (given as a scalar or a 1-element tensor), or its default."""
+    if x is None:
+        return default
+    value = np.asarray(x).reshape(-1)[0]
+    return int(value) if np.asarray(x).dtype.kind in "iu" else float(value)
+
+
+def _first_sentence(v, name: str) -> str:
+    """The first sentence of an input's description: the shape it states."""
+    desc = " ".join(next(i.description for i in v.schema.inputs if i.name == name).split())
+    return desc.split(". ")[0].rstrip(".")
+
+
+def case(v, boxes, scores, max_out=(3,), iou_t=(0.5,), score_t=(0.0,), center=None):
     boxes = np.array(boxes, dtype=F)
     scores = np.array(scores, dtype=F)
     m = None if max_out is None else np.array(max_out, dtype=np.int64)
     it = None if iou_t is None else np.array(iou_t, dtype=F)
     st = None if score_t is None else np.array(score_t, dtype=F)
-    selected = nms(boxes, scores, m, it, st, bool(center))
     attrs = {} if center is None else {"center_point_box": center}
     inputs = {"boxes": boxes, "scores": scores, "max_output_boxes_per_class": m,
               "iou_threshold": it, "score_threshold": st}
-    return Case(inputs, {"selected_indices": selected}, attrs)
+    return OPERATOR.expect(v, inputs, attrs)
 
 
 @OPERATOR.example
 def suppress_by_IOU(v, t, rng):
-    return case([DOC_BOXES], [[DOC_SCORES]])
+    return case(v, [DOC_BOXES], [[DOC_SCORES]])
 
 
 @OPERATOR.example
 def suppress_by_IOU_and_scores(v, t, rng):
-    return case([DOC_BOXES], [[DOC_SCORES]], score_t=(0.4,))
+    return case(v, [DOC_BOXES], [[DOC_SCORES]], score_t=(0.4,))
 
 
 @OPERATOR.example
@@ -97,51 +136,51 @@ def flipped_coordinates(v, t, rng):
     """Format 0 takes 'any diagonal pair of box corners'."""
     boxes = [[1.0, 1.0, 0.0, 0.0], [0.0, 0.1, 1.0, 1.1], [0.0, 0.9, 1.0, -0.1],
              [0.0, 10.0, 1.0, 11.0], [1.0, 10.1, 0.0, 11.1], [1.0, 101.0, 0.0, 100.0]]
-    return case([boxes], [[DOC_SCORES]])
+    return case(v, [boxes], [[DOC_SCORES]])
 
 
 @OPERATOR.example
 def limit_output_size(v, t, rng):
-    return case([DOC_BOXES], [[DOC_SCORES]], max_out=(2,))
+    return case(v, [DOC_BOXES], [[DOC_SCORES]], max_out=(2,))
 
 
 @OPERATOR.example
 def single_box(v, t, rng):
-    return case([[[0.0, 0.0, 1.0, 1.0]]], [[[0.9]]])
+    return case(v, [[[0.0, 0.0, 1.0, 1.0]]], [[[0.9]]])
 
 
 @OPERATOR.example
 def identical_boxes(v, t, rng):
-    return case([[[0.0, 0.0, 1.0, 1.0]] * 10], [[[0.9] * 10]])
+    return case(v, [[[0.0, 0.0, 1.0, 1.0]] * 10], [[[0.9] * 10]])
 
 
 @OPERATOR.example
 def center_point_box_format(v, t, rng):
     boxes = [[0.5, 0.5, 1.0, 1.0], [0.5, 0.6, 1.0, 1.0], [0.5, 0.4, 1.0, 1.0],
              [0.5, 10.5, 1.0, 1.0], [0.5, 10.6, 1.0, 1.0], [0.5, 100.5, 1.0, 1.0]]
-    return case([boxes], [[DOC_SCORES]], center=1)
+    return case(v, [boxes], [[DOC_SCORES]], center=1)
 
 
 @OPERATOR.example
 def two_classes(v, t, rng):
-    return case([DOC_BOXES], [[DOC_SCORES, DOC_SCORES]], max_out=(2,))
+    return case(v, [DOC_BOXES], [[DOC_SCORES, DOC_SCORES]], max_out=(2,))
 
 
 @OPERATOR.example
 def two_batches(v, t, rng):
-    return case([DOC_BOXES, DOC_BOXES], [[DOC_SCORES], [DOC_SCORES]], max_out=(2,))
+    return case(v, [DOC_BOXES, DOC_BOXES], [[DOC_SCORES], [DOC_SCORES]], max_out=(2,))
 
 
 @OPERATOR.example
 def iou_threshold_boundary(v, t, rng):
     """IoU 1/7 exactly; the threshold float32(1/7) lies just above it."""
-    return case([[[0.0, 0.0, 1.0, 1.0], [0.5, 0.5, 1.5, 1.5]]], [[[0.9, 0.8]]], iou_t=(1 / 7,))
+    return case(v, [[[0.0, 0.0, 1.0, 1.0], [0.5, 0.5, 1.5, 1.5]]], [[[0.9, 0.8]]], iou_t=(1 / 7,))
 
 
 @OPERATOR.example
 def iou_equal_to_threshold(v, t, rng):
     """'boxes with IOU exactly equal to the threshold are kept': IoU exactly 0.5, threshold 0.5."""
-    return case([[[0.0, 0.0, 1.0, 1.0], [0.0, 0.0, 1.0, 2.0], [0.0, 0.0, 2.0, 2.0]]], [[[0.9, 0.8, 0.7]]])
+    return case(v, [[[0.0, 0.0, 1.0, 1.0], [0.0, 0.0, 1.0, 2.0], [0.0, 0.0, 2.0, 2.0]]], [[[0.9, 0.8, 0.7]]])
 
 
 @OPERATOR.example
@@ -149,19 +188,19 @@ def score_equal_to_threshold(v, t, rng):
     """'Bounding boxes with score less than score_threshold are removed': box 5 (apart from every
     other box) has a score equal to the threshold and stays."""
     scores = [0.9, 0.75, 0.6, 0.95, 0.5, 0.3]
-    return case([DOC_BOXES], [[scores]], max_out=(6,), score_t=(0.3,))
+    return case(v, [DOC_BOXES], [[scores]], max_out=(6,), score_t=(0.3,))
 
 
 @OPERATOR.example
 def default_max_output(v, t, rng):
     """max_output_boxes_per_class left out: 'Default to 0, which means no output'."""
-    return case([DOC_BOXES], [[DOC_SCORES]], max_out=None, iou_t=None, score_t=None)
+    return case(v, [DOC_BOXES], [[DOC_SCORES]], max_out=None, iou_t=None, score_t=None)
 
 
 @OPERATOR.example
 def default_iou_threshold(v, t, rng):
     """iou_threshold and score_threshold left out: IoU default 0, so any overlap suppresses."""
-    return case([DOC_BOXES], [[DOC_SCORES]], max_out=(6,), iou_t=None, score_t=None)
+    return case(v, [DOC_BOXES], [[DOC_SCORES]], max_out=(6,), iou_t=None, score_t=None)
 
 
 @OPERATOR.example
@@ -171,7 +210,7 @@ def center_two_batches_two_classes(v, t, rng):
              [[1.0, 1.0, 2.0, 2.0], [1.0, 1.5, 2.0, 2.0], [1.0, 1.0, 1.0, 1.0], [5.0, 5.0, 1.0, 1.0]]]
     scores = [[[0.9, 0.8, 0.7, 0.6], [0.1, 0.4, 0.3, 0.2]],
               [[0.5, 0.75, 0.25, 0.125], [0.875, 0.625, 0.375, 0.0625]]]
-    return case(boxes, scores, max_out=(3,), iou_t=(0.4,), score_t=(0.15,), center=1)
+    return case(v, boxes, scores, max_out=(3,), iou_t=(0.4,), score_t=(0.15,), center=1)
 
 
 @OPERATOR.example
@@ -181,16 +220,15 @@ def many_classes_large_limit(v, t, rng):
     size = rng.integers(1, 5, size=(1, 8, 2)).astype(np.float64)
     boxes = np.concatenate([corner, corner + size], axis=2)
     scores = (rng.permutation(24).reshape(1, 3, 8) + 1) / 32.0
-    return case(boxes, scores, max_out=(20,), iou_t=(0.3,), score_t=(0.0,))
+    return case(v, boxes, scores, max_out=(20,), iou_t=(0.3,), score_t=(0.0,))
 
 
 @OPERATOR.example  # a rejection: the one binding of a version (once_per_version needs a type parameter)
 def boxes_last_dim_not_4(v, t, rng):
     boxes = np.zeros((1, 6, 3), F)
     scores = np.zeros((1, 1, 6), F)
-    return Case({"boxes": boxes, "scores": scores, "max_output_boxes_per_class": np.array([3], np.int64)},
-                {"selected_indices": Declared("int64", (None, 3))}, {},
-                error="boxes: An input tensor with shape [num_batches, spatial_dimension, 4] (given a last dimension of 3)")
+    return OPERATOR.reject(v, {"boxes": boxes, "scores": scores, "max_output_boxes_per_class": np.array([3], np.int64)},
+                           {}, {"selected_indices": Declared("int64", (None, 3))})
 
 
 OPERATOR.reference_differs(r"^default_(iou_threshold|max_output) .*raised TypeError",

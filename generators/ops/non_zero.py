@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from onnx_conformance.generators.case import Case, Operator
+from onnx_conformance.generators.case import Operator, type_of
 from onnx_conformance.generators.movement import data
 from onnx_conformance.generators.values import is_float
 
@@ -27,6 +27,13 @@ def nonzero(x: np.ndarray, type_name: str) -> np.ndarray:
     return np.array(np.nonzero(mask), dtype=np.int64).reshape(mask.ndim, -1)
 
 
+@OPERATOR.semantics
+def non_zero(v, attrs, inputs):
+    """The indices of the non-zero elements, one row per dimension, row-major; a scalar gives (0, N)."""
+    x = inputs["X"]
+    return {"Y": nonzero(x, type_of(x))}
+
+
 def with_zeros(t, shape, rng, where) -> np.ndarray:
     """Typed data (with the type's special values) and the zero of the type at the given flat positions."""
     x = data(t, shape, rng).copy()
@@ -37,8 +44,8 @@ def with_zeros(t, shape, rng, where) -> np.ndarray:
     return flat.reshape(shape)
 
 
-def _case(t, x):
-    return Case({"X": x}, {"Y": nonzero(x, t.dtype)})
+def _case(v, x):
+    return OPERATOR.expect(v, {"X": x})
 
 
 @OPERATOR.example
@@ -46,36 +53,36 @@ def example(v, t, rng):
     """The documented 2 x 2 [[1, 0], [1, 1]]: the one and zero of every type."""
     x = np.array([[1, 0], [1, 1]]).astype(bool)
     x = np.array([["a" if c else "" for c in row] for row in x], dtype=object) if t.dtype == "string" else x.astype(t.np())
-    return _case(t, x)
+    return _case(v, x)
 
 
 @OPERATOR.example
 def rank3_odd(v, t, rng):
     """Typed data of rank 3 with 15 elements, some of them the type's zero (and -0.0, NaN, ...)."""
-    return _case(t, with_zeros(t, (3, 1, 5), rng, [0, 4, 7, 8, 14]))
+    return _case(v, with_zeros(t, (3, 1, 5), rng, [0, 4, 7, 8, 14]))
 
 
 @OPERATOR.example
 def scalar_nonzero(v, t, rng):
     """A rank-0 non-zero input: shape (0, 1), not numpy's (1, 1)."""
     x = np.array(True).astype(t.np()) if t.dtype != "string" else np.array("x", dtype=object)
-    return _case(t, x)
+    return _case(v, x)
 
 
 @OPERATOR.example
 def scalar_zero(v, t, rng):
     """A rank-0 zero input: shape (0, 0)."""
     x = np.array(False).astype(t.np()) if t.dtype != "string" else np.array("", dtype=object)
-    return _case(t, x)
+    return _case(v, x)
 
 
 @OPERATOR.example
 def all_zero(v, t, rng):
     """No non-zero element: shape (r, 0)."""
-    return _case(t, with_zeros(t, (2, 3), rng, range(6)))
+    return _case(v, with_zeros(t, (2, 3), rng, range(6)))
 
 
 @OPERATOR.example
 def empty(v, t, rng):
     """A zero dimension: no element at all, shape (r, 0)."""
-    return _case(t, data(t, (2, 0, 3), rng))
+    return _case(v, data(t, (2, 0, 3), rng))

@@ -2,11 +2,49 @@
 
 import numpy as np
 
-from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.case import NotApplicable, Operator
 from onnx_conformance.generators.movement import data
+from onnx_conformance.generators.semantics import Rejected, Undefined, attr
+from onnx_conformance.generators.slice_family import rule
 
 
 OPERATOR = Operator("OneHot", primary="T3", defaults={"T1": "int64", "T2": "float"})
+
+
+@OPERATOR.semantics
+def one_hot(v, attrs, inputs):
+    """A new axis of size depth at `axis` (default -1, 'Accepted range is [-r-1, r]' from version 11) holding
+    on_value where the index points and off_value elsewhere; an index outside [0, depth) (from version 11
+    [-depth, depth-1]) gives off_value all along. Non-integer indices and depth are 'casted to int64'."""
+    values = inputs["values"]
+    if values.ndim != 1 or values.size != 2:
+        raise Rejected(rule(v, r"^Rank 1 tensor containing exactly two elements"))
+    depth_in = np.asarray(inputs["depth"])
+    if depth_in.ndim > 1 or depth_in.size != 1:
+        raise Rejected(rule(v, r"^Scalar or [Rr]ank 1 tensor containing exactly one element"))
+    depth = _as_int64(depth_in.reshape(-1), "depth")[0]
+    if depth < 0:
+        raise Undefined(f"depth {depth}: the size of the one-hot dimension cannot be negative")
+    idx = _as_int64(np.asarray(inputs["indices"]), "indices")
+    if v.since_version < 11 and idx.size and idx.min() < 0:
+        raise Rejected(rule(v, r"The values must be non-negative integers"))
+    rank = idx.ndim
+    axis = attr(attrs, "axis", -1)
+    if not -rank - 1 <= axis <= rank:
+        if v.since_version >= 11:
+            raise Rejected(rule(v, r"Accepted range is \[-r-1, r\]"))
+        raise Undefined(f"OneHot-{v.since_version}: indices of rank {rank} have no axis {axis} to insert")
+    return {"output": _oracle(v, idx, depth, values, axis)}
+
+
+def _as_int64(x: np.ndarray, name: str) -> np.ndarray:
+    """'In case ... is of non-integer type, the values will be casted to int64 before use' (Cast: toward zero)."""
+    if x.dtype.kind in "iu":
+        return x.astype(np.int64)
+    wide = x.astype(np.float64)
+    if not np.isfinite(wide).all() or (np.abs(wide) >= 2.0 ** 63).any():
+        raise Undefined(f"{name} {wide.tolist()}: a NaN, an infinity or a value past int64 has no int64 cast")
+    return np.trunc(wide).astype(np.int64)
 
 
 def _values(t, off, on):
@@ -18,7 +56,7 @@ def _values(t, off, on):
     return np.array([off, on], dtype=t.np("T3"))
 
 
-def _oracle(v, indices: list, depth: int, values, axis: int):
+def _oracle(v, indices, depth: int, values, axis: int):
     """Each index wraps once by depth where the version allows negative ones; anything else out of
     range selects off_value everywhere along the new axis."""
     idx = np.array(indices, dtype=np.int64)
@@ -38,10 +76,9 @@ def _case(v, t, indices, depth, values, axis=None, depth_shape=()):
     if v.since_version < 11 and np.min(np.array(indices, dtype=np.int64), initial=0) < 0:
         return NotApplicable("OneHot-9 indices: 'The values must be non-negative integers.'")
     attrs = {} if axis is None else {"axis": axis}
-    out = _oracle(v, indices, depth, values, -1 if axis is None else axis)
     inputs = {"indices": np.array(indices, dtype=np.int64).astype(t.np("T1")),
               "depth": np.array(depth, dtype=t.np("T2")).reshape(depth_shape), "values": values}
-    return Case(inputs, {"output": out}, attrs)
+    return OPERATOR.expect(v, inputs, attrs)
 
 
 @OPERATOR.example

@@ -2,7 +2,8 @@
 
 import numpy as np
 
-from onnx_conformance.generators.case import Case, NotApplicable, Operator, Opt
+from onnx_conformance.generators.case import NotApplicable, Operator, Opt
+from onnx_conformance.generators.semantics import Rejected
 from onnx_conformance.generators.values import value
 
 OPERATOR = Operator("OptionalHasElement", primary="O")
@@ -14,17 +15,29 @@ def content(type_name):
     return inner[len("tensor("):-1] if inner.startswith("tensor(") else inner
 
 
+@OPERATOR.semantics
+def optional_has_element(v, attrs, inputs):
+    """True for an optional holding a value, false for an empty one; from version 18 also true for a
+    tensor or sequence, and false for no input at all ("If the input is not provided ...")."""
+    x = inputs.get("input")
+    if x is None:
+        if v.since_version < 18:
+            raise Rejected(f"OptionalHasElement-{v.since_version}'s input is required")
+        return {"output": np.array(False)}
+    return {"output": np.array(x.value is not None if isinstance(x, Opt) else True)}
+
+
 @OPERATOR.example
 def full(v, t, rng):
     """An optional holding a value, or (version 18 on) a tensor or sequence itself."""
-    return Case({"input": value(t["O"], (2, 3), rng)}, {"output": np.array(True)})
+    return OPERATOR.expect(v, {"input": value(t["O"], (2, 3), rng)})
 
 
 @OPERATOR.example
 def empty(v, t, rng):
     if not t["O"].startswith("optional("):
         return NotApplicable("a tensor or sequence input always has an element")
-    return Case({"input": Opt(None, content(t["O"]))}, {"output": np.array(False)})
+    return OPERATOR.expect(v, {"input": Opt(None, content(t["O"]))})
 
 
 @OPERATOR.example
@@ -34,4 +47,4 @@ def no_input(v, t, rng):
         return NotApplicable("OptionalHasElement-15's input is required")
     if t["O"] != "optional(tensor(float))":
         return NotApplicable("without an input the model has no O: emitted once, for optional(tensor(float))")
-    return Case({"input": None}, {"output": np.array(False)})
+    return OPERATOR.expect(v, {"input": None})

@@ -1,18 +1,100 @@
 """Pad: the input padded (or, by negative pads, cropped) along each axis in constant, reflect, edge or wrap mode."""
 
+import re
+
 import numpy as np
 
-from onnx_conformance.generators.case import Case, NotApplicable, Operator
-from onnx_conformance.generators.movement import data, declared, indices
-from onnx_conformance.generators.spatial_family import documented, pad
+from onnx_conformance.generators.case import NotApplicable, Operator, type_of
+from onnx_conformance.generators.movement import data, declared, indices, ints_of
+from onnx_conformance.generators.semantics import Rejected, Undefined, attr
+from onnx_conformance.generators.spatial_family import documented, expect_defined, pad
 
 OPERATOR = Operator("Pad", primary="T")
 
 # Example 1 of the schema doc.
 DOC_DATA = [[1.0, 1.2], [2.3, 3.4], [4.5, 5.7]]
+AXES_RULE = "`axes`: Accepted range is [-r, r-1] where r = rank(data)."
 
 
-def widths(pads, rank, axes=None):
+@OPERATOR.semantics
+def pad_semantics(v, attrs, inputs):
+    """x padded by pads[i] before and pads[i + num_axes] after axis axes[i] (all axes by default), a
+    negative pad removing elements (from version 2); in `mode` constant (with `value` / `constant_value`,
+    by default 0, "empty string, or False"), reflect, edge or (from version 19) wrap."""
+    x = inputs["data"]
+    mode = attr(attrs, "mode", "constant")
+    if mode not in _modes(v):
+        raise Rejected("mode: " + " ".join(v.schema.attributes["mode"].description.split()))
+    if v.has_input("pads"):
+        pads, constant = ints_of(inputs["pads"]), inputs.get("constant_value")
+    else:
+        pads = attrs.get("paddings" if v.has_attribute("paddings") else "pads")
+        constant = np.array(np.float32(attr(attrs, "value", 0.0))).astype(x.dtype)  # a float attribute, cast to T
+    if inputs.get("axes") is None:
+        axes = list(range(x.ndim))
+    else:
+        axes = ints_of(inputs["axes"])
+        if any(not -x.ndim <= a < x.ndim for a in axes):
+            raise Rejected(AXES_RULE)
+        axes = [a % x.ndim for a in axes]
+        if len(set(axes)) != len(axes):
+            raise Undefined("axes: Behavior is undefined if an axis is repeated.")
+    if pads is None or len(pads) != 2 * len(axes):
+        raise Rejected(_pads_rule(v))
+    if v.has_attribute("paddings") and min(pads) < 0:
+        raise Undefined("Pad-1's `paddings` is \"the padding element count\": it states no removal")
+    widths = widths_of(pads, x.ndim, axes)
+    if any(n + b + e < 0 for n, (b, e) in zip(x.shape, widths)):
+        raise Undefined("pads remove more elements than the axis has: the spec gives no shape")
+    if mode == "constant":
+        return {"output": pad(x, widths, "constant", _constant(v, x, constant, widths))}
+    for n, (b, e) in zip(x.shape, widths):
+        if (b > 0 or e > 0) and n == 0:
+            raise Undefined(f"{mode} padding of an empty axis: there is no value to repeat")
+        if mode == "reflect" and max(b, e) > n - 1:
+            raise Undefined("reflect mode mirrors \"on the first and last values of the vector\": "
+                            "a pad as wide as the axis goes beyond one mirror image, which the spec does not define")
+        if mode in ("reflect", "wrap") and min(b, e) < 0 < max(b, e):
+            raise Undefined(f"{mode} padding on an axis also cropped: the spec does not say whether the "
+                            "vector mirrored or wrapped is the input's or the cropped one")
+    return {"output": pad(x, widths, mode)}
+
+
+def _modes(v) -> tuple:
+    """The modes the version's `mode` description lists (wrap from version 19)."""
+    return ("constant", "reflect", "edge", "wrap") if "wrap" in v.schema.attributes["mode"].description \
+        else ("constant", "reflect", "edge")
+
+
+def _pads_rule(v) -> str:
+    """The sentence of pads' (paddings') description fixing its length: 2 values per axis."""
+    if v.has_input("pads"):
+        desc = next(i.description for i in v.schema.inputs if i.name == "pads")
+    else:
+        desc = v.schema.attributes["paddings" if v.has_attribute("paddings") else "pads"].description
+    found = [s for s in re.split(r"(?<=\.)\s+", " ".join(desc.split())) if re.search(r"rank should be double|of shape \[2 \*", s)]
+    return found[0]
+
+
+def _constant(v, x, given, widths):
+    """The padding value in x's type: the one given, else "0, empty string, or False"."""
+    if given is not None:
+        c = np.asarray(given)
+        if c.size != 1:
+            raise Rejected("constant_value: " + " ".join(
+                next(i.description for i in v.schema.inputs if i.name == "constant_value").split()))
+        return c.reshape(())
+    if x.dtype == object:
+        return np.array("", dtype=object)
+    if x.dtype == bool:
+        return np.array(False)
+    if type_of(x) == "float8e8m0" and any(b > 0 or e > 0 for b, e in widths):
+        raise Undefined("the default constant is 0 (\"defaults to 0, empty string, or False\"), "
+                        "which float8e8m0 cannot represent (it has no zero)")
+    return np.zeros((), dtype=x.dtype)
+
+
+def widths_of(pads, rank, axes=None):
     """[x1_begin, x2_begin, ..., x1_end, x2_end, ...] over `axes` (all axes by default) -> (begin, end) per axis."""
     axes = list(range(rank)) if axes is None else [a % rank for a in axes]
     out = [(0, 0)] * rank
@@ -22,29 +104,15 @@ def widths(pads, rank, axes=None):
 
 
 def produced(v, t):
-    """The constant the examples pad with, as the node is given it and as the output holds it:
-    the documented 1.2, made once in the element type."""
+    """The constant the examples pad with, as the node is given it: the documented 1.2 (Pad-1/2: a float
+    attribute, float32(1.2) in the node), made once in the element type from version 11."""
     if not v.has_input("constant_value"):
-        # Pad-1/2 hold `value` as a float attribute: the node's value is float32(1.2).
-        return 1.2, np.array(np.float32(1.2)).astype(t.np())
+        return 1.2
     if t.dtype == "string":
-        c = np.array("pad·✓", dtype=object)
-    elif t.dtype == "bool":
-        c = np.array(True)
-    else:
-        c = np.array(1.2).astype(t.np())
-    return c, c
-
-
-def default_constant(v, t):
-    """The constant when none is given: "defaults to 0, empty string, or False" (13+), "defaults to 0" before."""
-    if t.dtype == "string":
-        return np.array("", dtype=object)
+        return np.array("pad·✓", dtype=object)
     if t.dtype == "bool":
-        return np.array(False)
-    if t.dtype == "float8e8m0":
-        return None
-    return np.zeros((), dtype=t.np())
+        return np.array(True)
+    return np.array(1.2).astype(t.np())
 
 
 def node(v, t, x, pads, mode=None, value=None, axes=None):
@@ -78,8 +146,7 @@ def mode_example(mode):
                                  + v.schema.attributes["mode"].description)
         x = data(t, (1, 3, 3, 3), rng)
         pads = [0, 0, 1, 1, 0, 0, 1, 1]
-        inputs, attrs = node(v, t, x, pads, mode)
-        return Case(inputs, {"output": pad(x, widths(pads, 4), mode)}, attrs)
+        return OPERATOR.expect(v, *node(v, t, x, pads, mode))
 
     return example
 
@@ -95,9 +162,7 @@ def constant_pad(v, t, rng):
         return na
     x = data(t, (1, 3, 3, 3), rng)
     pads = [0, 0, 1, 3, 0, 0, 2, 4]
-    value, c = produced(v, t)
-    inputs, attrs = node(v, t, x, pads, "constant", value)
-    return Case(inputs, {"output": pad(x, widths(pads, 4), "constant", c)}, attrs)
+    return OPERATOR.expect(v, *node(v, t, x, pads, "constant", produced(v, t)))
 
 
 def axes_example(axes):
@@ -106,9 +171,7 @@ def axes_example(axes):
             return NotApplicable(f"Pad-{v.since_version} has no `axes` input (it came in version 18)")
         x = data(t, (1, 3, 3, 3), rng)
         pads = [0, 3, 0, 4]
-        value, c = produced(v, t)
-        inputs, attrs = node(v, t, x, pads, "constant", value, axes)
-        return Case(inputs, {"output": pad(x, widths(pads, 4, axes), "constant", c)}, attrs)
+        return OPERATOR.expect(v, *node(v, t, x, pads, "constant", produced(v, t), axes))
 
     return example
 
@@ -123,14 +186,8 @@ def default_value(v, t, rng):
     na = skip(v, t)
     if na:
         return na
-    c = default_constant(v, t)
-    if c is None:
-        return NotApplicable("the default constant is 0 (\"defaults to 0, empty string, or False\"), "
-                             "which float8e8m0 cannot represent (it has no zero)")
     x = documented(t, DOC_DATA, rng)
-    pads = [0, 2, 0, 0]
-    inputs, attrs = node(v, t, x, pads)
-    return Case(inputs, {"output": pad(x, widths(pads, 2), "constant", c)}, attrs)
+    return expect_defined(OPERATOR, v, *node(v, t, x, [0, 2, 0, 0]))
 
 
 @OPERATOR.example
@@ -144,9 +201,7 @@ def negative_pads(v, t, rng):
                              "with negative pads is stated from version 2 on (\"add or remove (if negative)\")")
     x = data(t, (3, 5), rng)
     pads = [-1, 2, 0, -3]
-    value, c = produced(v, t)
-    inputs, attrs = node(v, t, x, pads, "constant", value)
-    return Case(inputs, {"output": pad(x, widths(pads, 2), "constant", c)}, attrs)
+    return OPERATOR.expect(v, *node(v, t, x, pads, "constant", produced(v, t)))
 
 
 @OPERATOR.example
@@ -157,9 +212,7 @@ def empty(v, t, rng):
         return na
     x = data(t, (0, 3), rng)
     pads = [1, 0, 2, 0]
-    value, c = produced(v, t)
-    inputs, attrs = node(v, t, x, pads, "constant", value)
-    return Case(inputs, {"output": pad(x, widths(pads, 2), "constant", c)}, attrs)
+    return OPERATOR.expect(v, *node(v, t, x, pads, "constant", produced(v, t)))
 
 
 @OPERATOR.rejection
@@ -167,9 +220,8 @@ def axes_out_of_range(v, t, rng):
     if not v.has_input("axes"):
         return NotApplicable(f"Pad-{v.since_version} has no `axes` input (it came in version 18)")
     x = data(t, (2, 3), rng)
-    inputs, attrs = node(v, t, x, [1, 1], "constant", produced(v, t)[0], [2])
-    return Case(inputs, {"output": declared(t.dtype, 2)}, attrs,
-                error="`axes`: Accepted range is [-r, r-1] where r = rank(data).")
+    inputs, attrs = node(v, t, x, [1, 1], "constant", produced(v, t), [2])
+    return OPERATOR.reject(v, inputs, attrs, {"output": declared(t.dtype, 2)})
 
 
 # Where onnx's ReferenceEvaluator (1.23) differs from our value, and why ours stands (cases/crosscheck.md).

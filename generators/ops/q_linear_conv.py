@@ -12,8 +12,19 @@ from fractions import Fraction
 import numpy as np
 
 from onnx_conformance.generators import values
-from onnx_conformance.generators.case import Case, NotApplicable, Operator
-from onnx_conformance.generators.quant_family import CONV_LAYOUTS, array, exact_values, near, requantize, shifted_conv
+from onnx_conformance.generators.case import NotApplicable, Operator
+from onnx_conformance.generators.quant_family import (
+    CONV_LAYOUTS,
+    array,
+    conv_geometry,
+    conv_zero_points,
+    dtype_name,
+    exact_values,
+    near,
+    requantize,
+    shifted_conv,
+)
+from onnx_conformance.generators.semantics import Rejected
 
 OPERATOR = Operator("QLinearConv", defaults={"T2": lambda v, b: b.get("T1", "uint8"),
                                              "T3": lambda v, b: b.get("T1", "uint8")})
@@ -24,21 +35,52 @@ OPERATOR = Operator("QLinearConv", defaults={"T2": lambda v, b: b.get("T1", "uin
 DOC_TOLERANCE = {"atol": 1}
 
 
-def qlinear_conv(v, t, x, xs, xzp, w, ws, wzp, ys, yzp, bias=None, tolerance=None, **attrs):
-    acc = shifted_conv(x, w, xzp, wzp, attrs)
+def scales(v, inputs: dict, m: int) -> tuple:
+    """x_scale, y_scale (one value each) and w_scale per output channel: 'Each scale and zero-point pair must
+    have same shape. It means they must be either scalars (per tensor) or 1-D tensors (per output channel)';
+    x's and y's are scalars, w's 'a scalar or a 1-D tensor' of M elements."""
+    pair = v.sentence(r"Each scale and zero-point pair must have same shape")
+    formals = {i.name: " ".join(i.description.split()) for i in v.schema.inputs}
+    for name in ("x", "w", "y"):
+        if np.shape(inputs[f"{name}_scale"]) != np.shape(inputs[f"{name}_zero_point"]):
+            raise Rejected(f"{pair} ({name}_scale {np.shape(inputs[f'{name}_scale'])}, {name}_zero_point "
+                           f"{np.shape(inputs[f'{name}_zero_point'])})")
+    for name in ("x_scale", "y_scale", "y_zero_point"):
+        if np.size(inputs[name]) != 1:
+            raise Rejected(f"{name}: '{formals[name]}'")
+    ws = exact_values(inputs["w_scale"]).reshape(-1)
+    if ws.size != 1 and (np.ndim(inputs["w_scale"]) != 1 or ws.size != m):
+        raise Rejected(f"w_scale: '{formals['w_scale']}'")
+    one = lambda name: exact_values(inputs[name]).reshape(-1)[0]
+    return one("x_scale"), [ws[k if ws.size > 1 else 0] for k in range(m)], one("y_scale")
+
+
+@OPERATOR.semantics
+def qlinear_conv(v, attrs, inputs):
+    """real[n, m] = x_scale * w_scale[m] * (conv(x - x_zero_point, w - w_zero_point[m])[n, m] + B[m]), exactly
+    (B 'quantized using scale = x_scale * w_scale and zero_point = 0'); y = saturate(real / y_scale +
+    y_zero_point), real / y_scale rounded half to even, as QuantizeLinear."""
+    x, w, bias = np.asarray(inputs["x"]), np.asarray(inputs["w"]), inputs.get("B")
+    xzp, wzp, yzp = inputs["x_zero_point"], inputs["w_zero_point"], inputs["y_zero_point"]
+    geometry = conv_geometry(v, attrs, x.shape, w.shape)
+    conv_zero_points(v, w.shape, xzp, wzp)
     m = w.shape[0]
-    wsv = exact_values(ws).reshape(-1)
-    per = [wsv[k if wsv.size > 1 else 0] for k in range(m)]
-    xsv = exact_values(xs).reshape(-1)[0]
+    xs, ws, ys = scales(v, inputs, m)
+    if bias is not None and np.shape(bias) != (m,):
+        raise Rejected(f"B: '{next(i.description for i in v.schema.inputs if i.name == 'B')}'")
+    acc = shifted_conv(x, w, xzp, wzp, geometry)
     bv = exact_values(bias).reshape(-1) if bias is not None else [0] * m
     real = np.empty(acc.shape, dtype=object)
     for idx in np.ndindex(*acc.shape):
         k = idx[1]
-        real[idx] = xsv * per[k] * (acc[idx] + bv[k])
-    y = requantize(real, exact_values(ys).reshape(-1)[0], exact_values(yzp).reshape(-1)[0], t["T3"])
+        real[idx] = xs * ws[k] * (acc[idx] + bv[k])
+    return {"y": requantize(real, ys, exact_values(yzp).reshape(-1)[0], dtype_name(yzp))}
+
+
+def case(v, t, x, xs, xzp, w, ws, wzp, ys, yzp, bias=None, tolerance=None, **attrs):
     inputs = {"x": x, "x_scale": xs, "x_zero_point": xzp, "w": w, "w_scale": ws, "w_zero_point": wzp,
               "y_scale": ys, "y_zero_point": yzp, "B": bias}
-    return Case(inputs, {"y": y}, attrs, tolerance=tolerance)
+    return OPERATOR.expect(v, inputs, attrs, tolerance=tolerance)
 
 
 @OPERATOR.example(name="default")
@@ -51,7 +93,7 @@ def documented(v, t, rng):
                   [188, 39, 124, 77, 80, 102, 43], [127, 230, 21, 83, 41, 40, 134],
                   [255, 154, 92, 141, 42, 148, 247]], np.uint8).reshape(1, 1, 7, 7)
     f = np.float32
-    return qlinear_conv(v, t, x, f(0.00369204697), np.uint8(132), np.zeros((1, 1, 1, 1), np.uint8),
+    return case(v, t, x, f(0.00369204697), np.uint8(132), np.zeros((1, 1, 1, 1), np.uint8),
                         np.array([0.00172794575], f), np.array([255], np.uint8), f(0.00162681262), np.uint8(123),
                         tolerance=DOC_TOLERANCE)
 
@@ -75,7 +117,7 @@ def ours(v, t, rng, x_shape, w_shape, per_channel=False, bias=False, y_near_top=
     else:
         ws, wzp = array([Fraction(1, 4)], "float"), array([wz], t["T2"])
     b = array([int(k) for k in rng.integers(-20, 21, size=m)], "int32") if bias else None
-    return qlinear_conv(v, t, x, f(0.5), array(xz, t["T1"]), w, ws, wzp, f(0.25), array(yz, t["T3"]), b, **attrs)
+    return case(v, t, x, f(0.5), array(xz, t["T1"]), w, ws, wzp, f(0.25), array(yz, t["T3"]), b, **attrs)
 
 
 @OPERATOR.example
@@ -104,7 +146,7 @@ def saturation(v, t, rng):
     x = array([[hi1, lo1], [lo1, hi1]], t["T1"], (1, 1, 2, 2))
     w = array([hi2, lo2, lo2, hi2, lo2, hi2, hi2, lo2], t["T2"], (2, 1, 2, 2))
     f = np.float32
-    return qlinear_conv(v, t, x, f(1), array(xz, t["T1"]), w, f(1), array(wz, t["T2"]), f(64),
+    return case(v, t, x, f(1), array(xz, t["T1"]), w, f(1), array(wz, t["T2"]), f(64),
                         array(zp(t["T3"], True), t["T3"]), pads=[1, 1, 1, 1])
 
 

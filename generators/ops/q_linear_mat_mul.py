@@ -11,8 +11,18 @@ from fractions import Fraction
 import numpy as np
 
 from onnx_conformance.generators import values
-from onnx_conformance.generators.case import Case, NotApplicable, Operator
-from onnx_conformance.generators.quant_family import array, exact_values, int_matmul, requantize
+from onnx_conformance.generators.case import NotApplicable, Operator
+from onnx_conformance.generators.quant_family import (
+    along,
+    array,
+    dtype_name,
+    exact_values,
+    int32_accumulation,
+    int_matmul,
+    matmul_shapes,
+    requantize,
+)
+from onnx_conformance.generators.semantics import Rejected
 
 OPERATOR = Operator("QLinearMatMul", primary="T1",
                     defaults={"T2": lambda v, b: b["T1"], "T3": lambda v, b: b["T1"], "TS": "float"})
@@ -27,16 +37,45 @@ def scale_type(v, t) -> str:
     return t["TS"] if "TS" in v.type_params else "float"
 
 
+def dequantized(v, x: np.ndarray, scale, zp, name: str, per_row: bool) -> np.ndarray:
+    """(x - zero point) * scale, exactly, the pair per tensor or (a) per row / (b) per column: 'Scale and zero
+    point must have same shape. They must be either scalar (per tensor) or N-D tensor (per row for 'a' and
+    per column for 'b')'."""
+    pair = v.sentence(r"Scale and zero point must have same shape")
+    if np.shape(scale) != np.shape(zp):
+        raise Rejected(f"{pair} ({name}_scale {np.shape(scale)}, {name}_zero_point {np.shape(zp)})")
+    s, z = along(scale, x.shape, per_row), along(zp, x.shape, per_row)
+    if s is None or z is None:
+        raise Rejected(f"{v.sentence(r'They must be either scalar')} ({name}_scale {np.shape(scale)}, {name} {x.shape})")
+    return (exact_values(x) - z) * s
+
+
+@OPERATOR.semantics
+def qlinear_mat_mul(v, attrs, inputs):
+    """y = saturate(real / y_scale + y_zero_point), real = the exact numpy.matmul of the dequantized operands;
+    x / y_scale rounded half to even (integers) or once to the float 8 type, saturating (QLinearMatMul has no
+    saturate attribute). The integer accumulation 'may overflow if and only if in 32 bits': an overflowing
+    one has no value. y's scale and zero point are per tensor (the spec gives per row and per column to a and
+    b only)."""
+    a, b = np.asarray(inputs["a"]), np.asarray(inputs["b"])
+    matmul_shapes(a.shape, b.shape)
+    ea = dequantized(v, a, inputs["a_scale"], inputs["a_zero_point"], "a", per_row=True)
+    eb = dequantized(v, b, inputs["b_scale"], inputs["b_zero_point"], "b", per_row=False)
+    ys, yz = inputs["y_scale"], inputs["y_zero_point"]
+    if np.size(ys) != 1 or np.shape(ys) != np.shape(yz):
+        raise Rejected(f"{v.sentence(r'Scale and zero point must have same shape')} y_scale and y_zero_point: per "
+                       f"tensor, one value (y_scale {np.shape(ys)}, y_zero_point {np.shape(yz)})")
+    if all(dtype_name(x).startswith(("int", "uint")) for x in (a, b)):
+        int32_accumulation(int_matmul(exact_values(a) - along(inputs["a_zero_point"], a.shape, True),
+                                      exact_values(b) - along(inputs["b_zero_point"], b.shape, False)))
+    real = np.asarray(int_matmul(ea, eb), dtype=object)
+    return {"y": requantize(real, exact_values(ys).reshape(-1)[0], exact_values(yz).reshape(-1)[0], dtype_name(yz))}
+
+
 def qlinear_matmul(v, t, a, a_scale, azp, b, b_scale, bzp, y_scale, yzp, tolerance=None):
-    ea = exact_values(a) - exact_values(azp)
-    eb = exact_values(b) - exact_values(bzp)
-    real = int_matmul(ea * exact_values(a_scale).reshape(-1)[0], eb * exact_values(b_scale).reshape(-1)[0])
-    ys = exact_values(y_scale).reshape(-1)[0]
-    yz = exact_values(yzp).reshape(-1)[0]
-    y = requantize(np.asarray(real, dtype=object), ys, yz, t["T3"])
     inputs = {"a": a, "a_scale": a_scale, "a_zero_point": azp, "b": b, "b_scale": b_scale, "b_zero_point": bzp,
               "y_scale": y_scale, "y_zero_point": yzp}
-    return Case(inputs, {"y": y}, tolerance=tolerance)
+    return OPERATOR.expect(v, inputs, tolerance=tolerance)
 
 
 # ---------------------------------------------------------------------------------------------

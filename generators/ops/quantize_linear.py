@@ -8,22 +8,25 @@ from fractions import Fraction
 import numpy as np
 
 from onnx_conformance.generators import values
-from onnx_conformance.generators.case import Case, Declared, NotApplicable
+from onnx_conformance.generators.case import Declared, NotApplicable
 from onnx_conformance.generators.quant_family import (
     FLOAT8,
     QuantOperator,
     array,
     block_range,
     division_type,
+    dtype_name,
     elem,
     exact_values,
-    expand,
     nonzero_zp,
+    per_element,
     q_types,
     quantize_one,
     representable,
     small_float_info,
 )
+from onnx_conformance.generators.semantics import Rejected, attr
+from onnx_conformance.harness.dtypes import name_of
 
 OPERATOR = QuantOperator(
     "QuantizeLinear", {10: "T2", 23: "T3"},
@@ -31,10 +34,43 @@ OPERATOR = QuantOperator(
 )
 
 
-def quantize(v, t, x, scale, zp, *, axis=None, block_size=0, saturate=None, output_dtype=None,
-             precision=None, zp_type=None, keep_axis_attr=True):
+def output_type(v, attrs: dict, zp) -> str:
+    """y's type: y_zero_point's; else output_dtype; else uint8. 'If both `output_dtype` and
+    `y_zero_point` are specified, `output_dtype` must be `T2`' (T3 from 23)."""
+    given = attr(attrs, "output_dtype", 0)
+    allowed = v.type_params[v.schema.outputs[0].type_str]
+    if zp is None:
+        yt = name_of(given) if given else "uint8"
+        if yt not in allowed:
+            raise Rejected(f"output_dtype: '{v.schema.attributes['output_dtype'].description}' ({yt} is not one of "
+                           f"{v.schema.outputs[0].type_str}'s types)")
+        return yt
+    zt = dtype_name(zp)
+    if given and name_of(given) != zt:
+        rule = next(s for s in v.schema.attributes["output_dtype"].description.split(". ") if "must be" in s)
+        raise Rejected(f"output_dtype: '{rule}' (output_dtype {name_of(given)}, y_zero_point {zt})")
+    return zt
+
+
+@OPERATOR.semantics
+def quantize_linear(v, attrs, inputs):
+    """y = saturate((x / y_scale) + y_zero_point) element by element, each element with the scale and
+    zero point of its granularity; x / y_scale rounded to the division's precision (y_scale's type, or
+    `precision`), then half to even and clamped (integers) or rounded once under `saturate` (small
+    floats: 'It only applies for float 8 quantization'; float4e2m1 has no infinity and saturates)."""
+    x, scale, zp = np.asarray(inputs["x"]), np.asarray(inputs["y_scale"]), inputs.get("y_zero_point")
+    yt = output_type(v, attrs, zp)
+    scales, zps = per_element(v, x.shape, scale, zp, attrs, "y_scale", "y_zero_point")
+    precision = attr(attrs, "precision", 0)
+    div = division_type(v, dtype_name(x), dtype_name(scale), name_of(precision) if precision else None)
+    saturate = bool(attr(attrs, "saturate", 1))
+    xs = exact_values(x).reshape(-1)
+    out = [quantize_one(a, s, z, yt, div, saturate) for a, s, z in zip(xs, scales.reshape(-1), zps.reshape(-1))]
+    return {"y": array(out, yt, x.shape)}
+
+
+def quantize(v, t, x, scale, zp, *, axis=None, block_size=0, saturate=None, output_dtype=None, precision=None):
     """The case: x (array of the x type), scale (array of the scale type), zp (array or None)."""
-    xt, st, yt = q_types(v, t)
     attrs = {}
     if axis is not None:
         attrs["axis"] = axis
@@ -46,16 +82,7 @@ def quantize(v, t, x, scale, zp, *, axis=None, block_size=0, saturate=None, outp
         attrs["output_dtype"] = elem(output_dtype)
     if precision is not None:
         attrs["precision"] = elem(precision)
-    use_axis = 1 if axis is None else axis
-    xs = exact_values(x)
-    ss = expand(exact_values(scale), x.shape, use_axis if x.ndim else None, block_size)
-    zs = expand(exact_values(zp), x.shape, use_axis if x.ndim else None, block_size) if zp is not None \
-        else np.zeros(x.shape, dtype=object)
-    div = division_type(v, xt, st, precision)
-    sat = True if saturate is None else bool(saturate)
-    out = [quantize_one(a, s, z, yt, div, sat) for a, s, z in zip(xs.reshape(-1), ss.reshape(-1), zs.reshape(-1))]
-    y = array(out, yt, x.shape)
-    return Case({"x": x, "y_scale": scale, "y_zero_point": zp}, {"y": y}, attrs, tolerance=None)
+    return OPERATOR.expect(v, {"x": x, "y_scale": scale, "y_zero_point": zp}, attrs)
 
 
 def needs_precision(v, st: str) -> str | None:
@@ -372,11 +399,8 @@ def scale_length_mismatch(v, t, rng):
         return NotApplicable(f"QuantizeLinear-{v.since_version} has no per-axis quantization")
     xt, st, yt = q_types(v, t)
     x = array([Fraction(k, 2) for k in range(24)], xt, (2, 3, 4))
-    rule = (v.sentence(r"Per-axis quantization") or v.sentence(r"1-D tensor for per-axis")
-            or "y_scale is a 1-D tensor of the axis' length")
-    return Case({"x": x, "y_scale": array([1, 2, 1, 2], st), "y_zero_point": array([0] * 4, yt)},
-                {"y": Declared(yt, (2, 3, 4))},
-                {"axis": 1}, error=rule)
+    inputs = {"x": x, "y_scale": array([1, 2, 1, 2], st), "y_zero_point": array([0] * 4, yt)}
+    return OPERATOR.reject(v, inputs, {"axis": 1}, {"y": Declared(yt, (2, 3, 4))})
 
 
 @OPERATOR.rejection
@@ -388,9 +412,8 @@ def block_size_out_of_range(v, t, rng):
     lo, hi = block_range(6, 2)
     assert not lo <= 2 <= hi
     x = array([Fraction(k, 2) for k in range(12)], xt, (2, 6))
-    return Case({"x": x, "y_scale": array([[1, 2], [2, 1]], st), "y_zero_point": array([[0, 0], [0, 0]], yt)},
-                {"y": Declared(yt, (2, 6))}, {"axis": 1, "block_size": 2},
-                error="block_size: 'the accepted range is [ceil(Di/Si), ceil(Di/(Si-1))-1]'")
+    inputs = {"x": x, "y_scale": array([[1, 2], [2, 1]], st), "y_zero_point": array([[0, 0], [0, 0]], yt)}
+    return OPERATOR.reject(v, inputs, {"axis": 1, "block_size": 2}, {"y": Declared(yt, (2, 6))})
 
 
 # Where onnx's ReferenceEvaluator (1.23) differs from our value, and why ours stands (cases/crosscheck.md).

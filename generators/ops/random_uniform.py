@@ -1,6 +1,7 @@
 """RandomUniform: a tensor of the `shape` attribute drawn from the uniform distribution on [low, high).
 
-Judged on its distribution (harness/distribution.py), never on its values: the spec promises
+Its expected value is a distribution, not a value (the semantics raises NotDeterministic): a
+case is judged on its distribution (harness/distribution.py), never on its values: the spec promises
 none, seed or no seed.
 """
 
@@ -8,6 +9,12 @@ from onnx_conformance.generators import random_family as rf
 from onnx_conformance.generators.case import Operator
 
 OPERATOR = Operator("RandomUniform", primary="T")
+
+
+@OPERATOR.semantics
+def random_uniform(v, attrs, inputs):
+    """A tensor of the `shape` attribute drawn from the uniform distribution on [low, high): not a value."""
+    raise rf.draw_of(rf.uniform_distribution(attrs))
 
 
 @OPERATOR.example

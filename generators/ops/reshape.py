@@ -2,18 +2,45 @@
 
 import math
 
-from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.case import NotApplicable, Operator
 from onnx_conformance.generators.movement import data, declared
-from onnx_conformance.generators.shape_family import ints_argument
+from onnx_conformance.generators.semantics import Rejected, Undefined, attr
+from onnx_conformance.generators.shape_family import ints_argument, ints_given
 
 OPERATOR = Operator("Reshape")
 
 
+@OPERATOR.semantics
+def reshape(v, attrs, inputs):
+    """The elements in row-major order in the new shape: 0 copies the input's dimension (unless
+    'allowzero', version 14 on), 'At most one dimension of the new shape can be -1', inferred from the rest."""
+    x = inputs["data"]
+    shape = ints_given(v, "shape", attrs, inputs) or []
+    allowzero = attr(attrs, "allowzero", 0) if v.has_attribute("allowzero") else 0
+    if shape.count(-1) > 1:
+        raise Rejected(v.sentence(r"At most one dimension of the new shape can be -1"))
+    if allowzero and 0 in shape and -1 in shape:
+        raise Rejected(v.sentence(r"it is invalid for the specified shape to contain both"))
+    if any(s < -1 for s in shape):
+        raise Undefined(f"shape {shape}: a dimension below -1 has no meaning in the spec")
+    if not allowzero and any(s == 0 and i >= x.ndim for i, s in enumerate(shape)):
+        raise Undefined(f"shape {shape}: a 0 past the input's rank {x.ndim} has no input dimension to copy")
+    out = resolve(x.shape, shape, allowzero)
+    if out is None or math.prod(out) != x.size:
+        raise Rejected(v.sentence(r"required to have the same number of elements"))
+    return {"reshaped": x.reshape(out)}
+
+
 def resolve(in_shape, shape, allowzero=0):
-    """The output shape: 0 copies the input's dimension unless allowzero, one -1 takes what is left."""
+    """The output shape: 0 copies the input's dimension unless allowzero, one -1 takes what is left
+    (None where the rest do not divide the element count: no -1 fits)."""
     out = [in_shape[i] if s == 0 and not allowzero else s for i, s in enumerate(shape)]
     if -1 in out:
         rest = math.prod(d for d in out if d != -1)
+        if rest == 0:
+            raise Undefined(f"shape {shape}: the other dimensions multiply to 0, so any -1 fits")
+        if math.prod(in_shape) % rest:
+            return None
         out[out.index(-1)] = math.prod(in_shape) // rest
     return tuple(out)
 
@@ -24,7 +51,7 @@ def reshape_case(v, t, rng, in_shape, shape, allowzero=None):
     ints_argument(v, "shape", shape, inputs, attrs)
     if allowzero is not None:
         attrs["allowzero"] = allowzero
-    return Case(inputs, {"reshaped": x.reshape(resolve(in_shape, shape, allowzero or 0))}, attrs)
+    return OPERATOR.expect(v, inputs, attrs)
 
 
 # The documented examples: a [2, 3, 4] tensor into each of these shapes.
@@ -78,8 +105,7 @@ def odd(v, t, rng):
 def two_negative_dims(v, t, rng):
     inputs, attrs = {"data": data(t, (2, 3, 4), rng)}, {}
     ints_argument(v, "shape", [2, -1, -1], inputs, attrs)
-    return Case(inputs, {"reshaped": declared(t.dtype, 3)}, attrs,
-                error=v.sentence(r"At most one dimension of the new shape can be -1"))
+    return OPERATOR.reject(v, inputs, attrs, {"reshaped": declared(t.dtype, 3)})
 
 
 # Where onnx's ReferenceEvaluator (1.23) differs from our value, and why ours stands (cases/crosscheck.md).

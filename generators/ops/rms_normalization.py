@@ -3,15 +3,17 @@
 import mpmath
 import numpy as np
 
-from onnx_conformance.generators.case import Case, Declared, NotApplicable, Operator
+from onnx_conformance.generators.case import Declared, NotApplicable, Operator
 from onnx_conformance.generators.norm_family import (
     DEFAULT_EPSILON,
-    attr,
+    broadcasts_to,
+    float_attr,
     data,
     ex,
     inv_sqrt,
     magnitude,
     mp,
+    per_element,
     rounded,
     root_steps,
     scale_data,
@@ -19,6 +21,8 @@ from onnx_conformance.generators.norm_family import (
     tolerance,
 )
 from onnx_conformance.generators.rounding import PREC
+from onnx_conformance.generators.semantics import Rejected, attr
+from onnx_conformance.harness.dtypes import name_of_numpy
 
 OPERATOR = Operator("RMSNormalization", primary="T", defaults={"V": lambda v, b: b["T"]})
 
@@ -29,21 +33,46 @@ MIXED = ("Y is typed V ('Output data tensor. Same shape as X'), X is T; onnx 1.2
          "so only V = T passes the checker (the schema and its inference disagree)")
 
 
-def rms_norm(v, t, x, axis=None, epsilon=None, scale_shape=None, stash=None, rng=None):
-    if t["V"] != t.dtype:
-        return NotApplicable(MIXED)
+AXIS_RULE = "If rank(X) is r, axis' allowed range is [-r, r)."
+
+
+def normalized(attrs: dict, x, scale):
+    """X / sqrt(mean(X^2 over [axis, ..., r-1]) + epsilon) * scale in mpmath at PREC bits (the mean exact);
+    also the group size. scale 'should be broadcastable to the normalized shape'."""
     r = x.ndim
-    a = (-1 if axis is None else axis) % r
+    axis = attr(attrs, "axis", -1)
+    if not -r <= axis < r:
+        raise Rejected(AXIS_RULE)
+    a = axis % r
+    if not broadcasts_to(scale.shape, x.shape[a:]):
+        raise Rejected("scale: 'Scale tensor shape should be broadcastable to the normalized shape.'")
     axes = tuple(range(a, r))
-    norm_shape = x.shape[a:] if scale_shape is None else scale_shape
-    scale = scale_data(t["V"], norm_shape, rng)
-    eps = attr(DEFAULT_EPSILON if epsilon is None else epsilon)
+    eps = float_attr(attr(attrs, "epsilon", DEFAULT_EPSILON))
     xe = ex(x)
     n = int(np.prod([x.shape[i] for i in axes], dtype=np.int64))
-    ms = np.vectorize(lambda e: e / n, otypes=[object])(np.sum(xe * xe, axis=axes, keepdims=True))
+    ms = np.vectorize(lambda e: per_element(e, n), otypes=[object])(np.sum(xe * xe, axis=axes, keepdims=True))
     inv = inv_sqrt(ms, eps)
     with mpmath.workprec(PREC):
         y = np.vectorize(mp, otypes=[object])(xe) * inv * np.vectorize(mp, otypes=[object])(ex(scale))
+    return y, n
+
+
+@OPERATOR.semantics
+def rms_normalization(v, attrs, inputs):
+    """Y = X / sqrt(mean(X^2) + epsilon) * scale, rounded once to V (scale's type)."""
+    x, scale = inputs["X"], inputs["scale"]
+    y, _ = normalized(attrs, x, scale)
+    return {"Y": rounded(y, name_of_numpy(scale.dtype))}
+
+
+def rms_norm(v, t, x, axis=None, epsilon=None, scale_shape=None, stash=None, rng=None):
+    """The case: scale of the normalized shape or `scale_shape`, the semantics' Y, the tolerance of this
+    data's mean square in stash_type's precision (default float)."""
+    if t["V"] != t.dtype:
+        return NotApplicable(MIXED)
+    a = (-1 if axis is None else axis) % x.ndim
+    norm_shape = x.shape[a:] if scale_shape is None else scale_shape
+    scale = scale_data(t["V"], norm_shape, rng)
     attrs = {}
     if axis is not None:
         attrs["axis"] = axis
@@ -53,9 +82,10 @@ def rms_norm(v, t, x, axis=None, epsilon=None, scale_shape=None, stash=None, rng
     if stash is not None:
         attrs["stash_type"] = stash_of(stash)
         stash_name = stash
+    y, n = normalized(attrs, x, scale)
     tol = tolerance([t["V"]], n, magnitude(y), after=root_steps("float"), stash=stash_name,
                     stage_two=[t.dtype, t["V"]])
-    return Case({"X": x, "scale": scale}, {"Y": rounded(y, t["V"])}, attrs, tolerance=tol)
+    return OPERATOR.expect(v, {"X": x, "scale": scale}, attrs, tolerance=tol)
 
 
 def register(name, shape, axis, epsilon=None):
@@ -98,8 +128,8 @@ def stash_type_double(v, t, rng):
 def axis_out_of_range(v, t, rng):
     """axis = -r - 1 for a rank-r input."""
     x = data(t.dtype, (2, 3, 4), rng)
-    return Case({"X": x, "scale": scale_data(t["V"], (2, 3, 4), rng)}, {"Y": Declared(t["V"], x.shape)},
-                {"axis": -4}, error="If rank(X) is r, axis' allowed range is [-r, r).")
+    return OPERATOR.reject(v, {"X": x, "scale": scale_data(t["V"], (2, 3, 4), rng)}, {"axis": -4},
+                           {"Y": Declared(t["V"], x.shape)})
 
 
 OPERATOR.reference_differs(

@@ -24,9 +24,11 @@ from fractions import Fraction
 import numpy as np
 
 from onnx_conformance.generators.accuracy import accumulation
-from onnx_conformance.generators.case import Case, Declared, NotApplicable, Operator
+from onnx_conformance.generators.case import Declared, NotApplicable, Operator
 from onnx_conformance.generators.linalg_family import to_type
 from onnx_conformance.generators.rounding import exact
+from onnx_conformance.generators.semantics import Rejected, attr
+from onnx_conformance.harness.dtypes import name_of_numpy
 
 OPERATOR = Operator("RoiAlign", primary="T1")
 
@@ -54,7 +56,7 @@ def bilinear(img, y, x):
     return sum(terms, Fraction(0)), sum((abs(t) for t in terms), Fraction(0))
 
 
-def roi_align(x, rois, batch, out_h, out_w, sampling_ratio, scale, half_pixel, mode):
+def align(x, rois, batch, out_h, out_w, sampling_ratio, scale, half_pixel, mode):
     """(Y as exact values, samples per bin at most, largest sum of |terms| / count over the outputs)."""
     n_rois, c_ = rois.shape[0], x.shape[1]
     y = np.empty((n_rois, c_, out_h, out_w), dtype=object)
@@ -92,9 +94,57 @@ def roi_align(x, rois, batch, out_h, out_w, sampling_ratio, scale, half_pixel, m
     return y, most, mag
 
 
+MODE = "mode: 'Two modes are supported: 'avg' and 'max'.'"
+TRANSFORMATION = "coordinate_transformation_mode: 'Allowed values are 'half_pixel' and 'output_half_pixel'.'"
+
+
+def settings(v, attrs: dict) -> dict:
+    """The attributes at their defaults (output 1 x 1, adaptive sampling, scale 1, avg, half_pixel from
+    version 16; version 10 shifts no coordinate), checked against their allowed values."""
+    mode = attr(attrs, "mode", "avg")
+    if mode not in ("avg", "max"):
+        raise Rejected(MODE)
+    half_pixel = False
+    if v.has_attribute("coordinate_transformation_mode"):
+        transformation = attr(attrs, "coordinate_transformation_mode", "half_pixel")
+        if transformation not in ("half_pixel", "output_half_pixel"):
+            raise Rejected(TRANSFORMATION)
+        half_pixel = transformation == "half_pixel"
+    out = dict(out_h=attr(attrs, "output_height", 1), out_w=attr(attrs, "output_width", 1),
+               sampling_ratio=attr(attrs, "sampling_ratio", 0), scale=attr(attrs, "spatial_scale", 1.0),
+               half_pixel=half_pixel, mode=mode)
+    if out["out_h"] < 1 or out["out_w"] < 1:
+        raise Rejected("output_height, output_width: 'Pooled output Y's height' and width, at least 1")
+    if out["sampling_ratio"] < 0:
+        raise Rejected("sampling_ratio: 'If > 0, then exactly sampling_ratio x sampling_ratio grid points are "
+                       "used. If == 0, then an adaptive number of grid points are used'")
+    return out
+
+
+@OPERATOR.semantics
+def roi_align(v, attrs, inputs):
+    """Y (num_rois, C, output_height, output_width): per RoI and bin, the mean (avg) or the largest (max)
+    of the bilinearly interpolated samples, exact, rounded once to T1."""
+    x, rois, batch = inputs["X"], inputs["rois"], np.asarray(inputs["batch_indices"])
+    s = settings(v, attrs)
+    if x.ndim != 4:
+        raise Rejected("X: '4-D feature map of shape (N, C, H, W)'")
+    if rois.ndim != 2 or rois.shape[1] != 4:
+        raise Rejected("rois: 'rois is 2-D input of shape (num_rois, 4) given as [[x1, y1, x2, y2], ...].'")
+    if batch.shape != (rois.shape[0],):
+        raise Rejected("batch_indices: '1-D tensor of shape (num_rois,)'")
+    if batch.size and (batch.min() < 0 or batch.max() >= x.shape[0]):
+        raise Rejected("batch_indices: 'each element denoting the index of the corresponding image in the batch' "
+                       "(outside the batch)")
+    y, _, _ = align(x, rois, batch, s["out_h"], s["out_w"], s["sampling_ratio"], s["scale"], s["half_pixel"],
+                        s["mode"])
+    return {"Y": to_type(y, name_of_numpy(x.dtype))}
+
+
 def case(v, t, x, rois, batch, output_height=None, output_width=None, sampling_ratio=None, spatial_scale=None,
          mode=None, coordinate_transformation_mode=None):
-    half_pixel = v.has_attribute("coordinate_transformation_mode") and coordinate_transformation_mode != "output_half_pixel"
+    """The case: the attributes given, the semantics' Y, the accumulation tolerance of this data (four
+    neighbours per sample)."""
     if coordinate_transformation_mode == "half_pixel" and not v.has_attribute("coordinate_transformation_mode"):
         return NotApplicable(f"RoiAlign-{v.since_version} has no coordinate_transformation_mode: its coordinates are "
                              "not shifted (half_pixel comes in version 16)")
@@ -103,11 +153,11 @@ def case(v, t, x, rois, batch, output_height=None, output_width=None, sampling_r
              if a is not None}
     if coordinate_transformation_mode is not None and v.has_attribute("coordinate_transformation_mode"):
         attrs["coordinate_transformation_mode"] = coordinate_transformation_mode
-    y, n, mag = roi_align(x, rois, batch, output_height or 1, output_width or 1, sampling_ratio or 0,
-                          1.0 if spatial_scale is None else spatial_scale, half_pixel, mode or "avg")
-    tolerance = accumulation(t.dtype, 4 * n, float(mag))
-    return Case({"X": x, "rois": rois, "batch_indices": np.asarray(batch, dtype=np.int64)},
-                {"Y": to_type(y, t.dtype)}, attrs, tolerance=tolerance)
+    s = settings(v, attrs)
+    _, n, mag = align(x, rois, batch, s["out_h"], s["out_w"], s["sampling_ratio"], s["scale"], s["half_pixel"],
+                          s["mode"])
+    return OPERATOR.expect(v, {"X": x, "rois": rois, "batch_indices": np.asarray(batch, dtype=np.int64)}, attrs,
+                           tolerance=accumulation(t.dtype, 4 * n, float(mag)))
 
 
 def sixteenths(t, shape, rng):
@@ -188,13 +238,17 @@ def max_half_pixel(v, t, rng):
                 coordinate_transformation_mode="half_pixel")
 
 
+def rejected(v, t, x, attrs):
+    """An expect-error case: the semantics' rejection of these attributes on a one-RoI input."""
+    inputs = {"X": x, "rois": np.array([[0, 0, 2, 2]], dtype=t.np()), "batch_indices": np.array([0], np.int64)}
+    return OPERATOR.reject(v, inputs, attrs, {"Y": Declared(t.dtype, [None] * 4)})
+
+
 @OPERATOR.rejection
 def unknown_mode(v, t, rng):
     """mode: 'Two modes are supported: 'avg' and 'max'.'"""
     x = sixteenths(t, (1, 1, 4, 4), rng)
-    return Case({"X": x, "rois": np.array([[0, 0, 2, 2]], dtype=t.np()), "batch_indices": np.array([0], np.int64)},
-                {"Y": Declared(t.dtype, [None] * 4)}, {"mode": "min"},
-                error="mode: 'Two modes are supported: 'avg' and 'max'.'")
+    return rejected(v, t, x, {"mode": "min"})
 
 
 @OPERATOR.rejection
@@ -202,9 +256,7 @@ def unknown_coordinate_transformation_mode(v, t, rng):
     if not v.has_attribute("coordinate_transformation_mode"):
         return NotApplicable(f"RoiAlign-{v.since_version} has no coordinate_transformation_mode")
     x = sixteenths(t, (1, 1, 4, 4), rng)
-    return Case({"X": x, "rois": np.array([[0, 0, 2, 2]], dtype=t.np()), "batch_indices": np.array([0], np.int64)},
-                {"Y": Declared(t.dtype, [None] * 4)}, {"coordinate_transformation_mode": "asymmetric"},
-                error="coordinate_transformation_mode: 'Allowed values are 'half_pixel' and 'output_half_pixel'.'")
+    return rejected(v, t, x, {"coordinate_transformation_mode": "asymmetric"})
 
 
 # Where onnx's ReferenceEvaluator (1.23) differs from our value, and why ours stands (cases/crosscheck.md).

@@ -6,6 +6,7 @@ from onnx_conformance.generators import scatter_family as sf
 from onnx_conformance.generators.case import NotApplicable, Operator
 
 OPERATOR = Operator("Scatter", primary="T", defaults={"Tind": "int64"})
+OPERATOR.semantics(sf.scatter_elements)  # ScatterElements under its first name
 
 
 def _live(example):
@@ -18,7 +19,7 @@ def _live(example):
             return NotApplicable(f"Scatter-{v.since_version} is deprecated (\"{v.sentence(r'deprecated')}\"); "
                                  "onnx.checker rejects every model using it: \"Op registered for Scatter is "
                                  f"deprecated in domain_version of {v.since_version}\"")
-        return example(v, t, rng)
+        return example(OPERATOR, v, t, rng)
 
     return run
 

@@ -6,9 +6,46 @@ and their data; each comes with and without the optional log_prob output.
 """
 
 from onnx_conformance.generators import loss_family as lf
-from onnx_conformance.generators.case import Operator
+from onnx_conformance.generators.case import Declared, NotApplicable, Operator
+from onnx_conformance.generators.semantics import Undefined
+from onnx_conformance.harness.dtypes import name_of_numpy
 
 OPERATOR = Operator("SoftmaxCrossEntropyLoss", primary="T", defaults={"Tind": "int64"})
+
+RANK_RULE = ("scores: The predicted outputs with shape [batch_size, class_size], or [batch_size, class_size, D1, D2 , "
+             "..., Dk]")
+
+
+@OPERATOR.semantics
+def softmax_cross_entropy(v, attrs, inputs):
+    """log_prob = Log(Softmax(scores)) along axis 1; output = the negative log likelihood loss of log_prob and the
+    labels (weights, ignore_index, reduction as NegativeLogLikelihoodLoss's; 'mean' divides by the sum of the
+    weights taken, as the schema's function body and onnx's examples do, where the reduction's text says 'the
+    number of elements in the output'). At mpmath's PREC bits, each rounded once to the scores' type."""
+    x, labels, weights = inputs["scores"], inputs["labels"], inputs.get("weights")
+    reduction, ignore_index = lf.checked(v, attrs, x, labels, weights, RANK_RULE)
+    lp = lf.log_softmax_axis1(x)
+    return {"output": lf.reduced(x, labels, weights, reduction, ignore_index, log_prob=lp),
+            "log_prob": lf.log_prob_array(lp, x.shape, name_of_numpy(x.dtype))}
+
+
+def build(v, t, x, labels, weights, reduction, ignore_index, with_log_prob=False, explicit=False):
+    """One case, in the binding's types, asking for log_prob too where `with_log_prob`; its tolerance is the
+    oracle's for these inputs (the larger of the two outputs')."""
+    attrs = lf.loss_attrs(v, reduction, ignore_index, explicit)
+    if isinstance(attrs, NotApplicable):
+        return attrs
+    x, labels, weights = lf.typed(t, x, labels, weights)
+    lp = lf.log_softmax_axis1(x)
+    tol = lf.loss_tolerance(x, labels, weights, reduction, ignore_index, log_prob=lp)
+    if with_log_prob:
+        lt = lf.log_prob_tolerance(t["T"], x)
+        tol = {"ulp": max(tol["ulp"], lt["ulp"]), "atol": max(tol.get("atol", 0.0), lt["atol"])}
+    try:
+        return OPERATOR.expect(v, {"scores": x, "labels": labels, "weights": weights}, attrs, tolerance=tol,
+                               outputs=["output", "log_prob"] if with_log_prob else ["output"])
+    except Undefined:
+        return NotApplicable(lf.ALL_IGNORED)
 
 # The documented examples' data: seed 0, as onnx's node tests draw it, so each example (and its
 # _log_prob twin, which asks for the second output too) meets onnx's own expected outputs.
@@ -46,7 +83,7 @@ def _doc(name, spec, log_prob):
         if na:
             return na
         x, labels, w = lf.doc_data(shape, weight, at, ii, seed=DOC_SEED)
-        return lf.build(OPERATOR.name, v, t, x, labels, w, reduction, ii, with_log_prob=log_prob, explicit=True)
+        return build(v, t, x, labels, w, reduction, ii, with_log_prob=log_prob, explicit=True)
 
     full = name + ("_log_prob" if log_prob else "")
     example.__doc__ = f"onnx's test_sce_{full}"
@@ -63,7 +100,7 @@ def _typed(reduction, weighted, ii):
         x, labels, w = lf.typed_data(t, rng)
         if ii is None:
             labels[labels == -1] = 0
-        return lf.build(OPERATOR.name, v, t, x, labels, w if weighted else None, reduction, ii, with_log_prob=True)
+        return build(v, t, x, labels, w if weighted else None, reduction, ii, with_log_prob=True)
 
     return example
 
@@ -75,7 +112,8 @@ OPERATOR.example(_typed("mean", False, None), name="typed_mean_no_weight")
 
 @OPERATOR.rejection
 def rank1_input(v, t, rng):
-    return lf.rejection_rank1(OPERATOR.name, v)
+    x, labels = lf.rank1_data()
+    return OPERATOR.reject(v, {"scores": x, "labels": labels}, {}, {"output": Declared("float", ())})
 
 
 OPERATOR.reference_differs(r"^\w+ float16: .*max ulp \d+$",

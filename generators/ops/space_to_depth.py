@@ -2,9 +2,10 @@
 
 import numpy as np
 
-from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.case import NotApplicable, Operator
 from onnx_conformance.generators.movement import data
-from onnx_conformance.generators.spatial_family import depth_to_space, documented, space_to_depth
+from onnx_conformance.generators.semantics import Rejected
+from onnx_conformance.generators.spatial_family import block_rule, depth_to_space, documented, output_rule, space_to_depth
 
 OPERATOR = Operator("SpaceToDepth", primary="T")
 
@@ -14,12 +15,22 @@ EXAMPLE_INPUT = depth_to_space(np.arange(24).reshape(1, 4, 2, 3), 2).tolist()
 MODE_OUTPUT = np.arange(8)[:, None, None] * 9 + np.arange(6).reshape(2, 3)
 
 
+@OPERATOR.semantics
+def space_to_depth_semantics(v, attrs, inputs):
+    """The inverse of DepthToSpace in the same mode (DCR; from version 28 also CRD); H and W must be
+    multiples of blocksize for the output's "H/blocksize, W/blocksize"."""
+    x, bs, mode = block_rule(v, inputs, attrs)
+    if x.shape[2] % bs or x.shape[3] % bs:
+        raise Rejected(output_rule(v))
+    return {"output": space_to_depth(x, bs, mode)}
+
+
 def case(v, t, x, blocksize, mode):
     """mode None leaves the attribute out: DCR, the only order before version 28 and the default after."""
     if mode is not None and not v.has_attribute("mode"):
         return NotApplicable(f"SpaceToDepth-{v.since_version} has no `mode` attribute (it came in version 28)")
     attrs = {"blocksize": blocksize} | ({} if mode is None else {"mode": mode})
-    return Case({"input": x}, {"output": space_to_depth(x, blocksize, mode or "DCR")}, attrs)
+    return OPERATOR.expect(v, {"input": x}, attrs)
 
 
 @OPERATOR.example

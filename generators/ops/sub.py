@@ -16,7 +16,8 @@ from onnx_conformance.generators.case import NotApplicable, Operator
 OPERATOR = Operator("Sub")
 
 
-def sub(a, b, v, t):
+def sub(a, b, v, t, attrs):
+    """IEEE's difference, exact before its one rounding; an integer difference exact (overflow: undefined)."""
     return ieee(operator.sub, a, b) if is_float(t.dtype) else a - b
 
 

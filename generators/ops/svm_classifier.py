@@ -31,9 +31,11 @@ import mpmath
 import numpy as np
 
 from onnx_conformance.generators.accuracy import accumulation
-from onnx_conformance.generators.case import Case, Declared, NotApplicable, once_per_version
-from onnx_conformance.generators.ml_family import data, exact_of, f32, floats, ml_operator, rounded
+from onnx_conformance.generators.case import Declared, NotApplicable, once_per_version
+from onnx_conformance.generators.ml_family import (data, exact_of, f32, floats, ml_operator, one_of, rounded, rows_of,
+                                                   svm_kernel, svm_kernel_params)
 from onnx_conformance.generators.rounding import PREC
+from onnx_conformance.generators.semantics import Undefined, attr
 
 OPERATOR = ml_operator("SVMClassifier", primary="T1")
 
@@ -48,38 +50,27 @@ COEFFICIENTS = [[0.5, 0.75, -1.0, 0.5, -0.25],
                 [0.25, 0.5, 0.75, -0.5, -0.75]]
 PAIRS = [(0, 1), (0, 2), (1, 2)]
 STEPS = {"LINEAR": 0, "POLY": 6, "RBF": 16, "SIGMOID": 16}
+LABELS_RULE = "One and only one of the 'classlabels_*' attributes must be defined."
 
 
-def kernel(kind, x, sv, gamma, coef0, degree):
-    """LINEAR x.sv, POLY (gamma x.sv + coef0)^degree, RBF exp(-gamma |x - sv|^2), SIGMOID tanh(gamma x.sv + coef0)."""
-    dot = sum((a * b for a, b in zip(x, sv)), Fraction(0))
-    if kind == "LINEAR":
-        return dot
-    if kind == "POLY":
-        return (gamma * dot + coef0) ** degree
-    q = (lambda f: mpmath.mpf(f.numerator) / f.denominator)
-    if kind == "RBF":
-        return mpmath.exp(-q(gamma) * q(sum((a - b) ** 2 for a, b in zip(x, sv))))
-    return mpmath.tanh(q(gamma * dot + coef0))
-
-
-def decisions(x, kind, params):
-    """Per row: the three pairwise decision values (rho 0), and each term's magnitude bound."""
+def decisions(x, kind, params, svs=SUPPORT_VECTORS, coef=COEFFICIENTS, per_class=VECTORS_PER_CLASS):
+    """Per row: the three pairwise decision values (rho 0), and each term's magnitude bound. `params` (gamma,
+    coef0, degree), the support vectors (one list each) and libsvm's sv_coef rows as the attributes write them."""
     gamma, coef0, degree = params
     g, c0 = f32(gamma), f32(coef0)
-    svs = [[f32(e) for e in sv] for sv in SUPPORT_VECTORS]
-    coef = [[f32(e) for e in row] for row in COEFFICIENTS]
-    start = [sum(VECTORS_PER_CLASS[:c]) for c in range(3)]
-    members = [range(start[c], start[c] + VECTORS_PER_CLASS[c]) for c in range(3)]
+    svs = [[f32(e) for e in sv] for sv in svs]
+    coef = [[f32(e) for e in row] for row in coef]
+    start = [sum(per_class[:c]) for c in range(3)]
+    members = [range(start[c], start[c] + per_class[c]) for c in range(3)]
     n, f = x.shape
     ex = exact_of(x)
     rows, mags = [], []
     with mpmath.workprec(PREC):
         for r in range(n):
             xr = ex[r * f:(r + 1) * f]
-            k = [kernel(kind, xr, sv, g, c0, int(degree)) for sv in svs]
+            k = [svm_kernel(kind, xr, sv, g, c0, int(degree)) for sv in svs]
             # each kernel's own sum of |terms| (the dot product's), 1 bounding RBF's and SIGMOID's values
-            ka = [kernel(kind, [abs(a) for a in xr], [abs(b) for b in sv], abs(g), abs(c0), int(degree))
+            ka = [svm_kernel(kind, [abs(a) for a in xr], [abs(b) for b in sv], abs(g), abs(c0), int(degree))
                   if kind in ("LINEAR", "POLY") else 1 for sv in svs]
             row, mag = [], []
             for i, j in PAIRS:
@@ -89,7 +80,33 @@ def decisions(x, kind, params):
                            + sum(abs(coef[i][s]) * ka[s] for s in members[j]))
             rows.append(row)
             mags.append(max(mag))
-    return rows, max(float(m) for m in mags)
+    return rows, max((float(m) for m in mags), default=0.0)
+
+
+@OPERATOR.semantics
+def svm_classify(v, attrs, inputs):
+    """libsvm's one-vs-one rule over three classes (the module's docstring): Z the pairwise decision values of
+    (0,1), (0,2), (1,2), rounded once to float; Y the label with the most votes, the lower class index on a tie.
+    The schema states no formula for a nonzero rho (its sign), two or more than three classes, the linear mode (no
+    support vectors), prob_a / prob_b, or a post_transform other than NONE: no value there."""
+    x = rows_of(v, inputs["X"])
+    which = one_of(attrs, ("classlabels_ints", "classlabels_strings"), LABELS_RULE)
+    labels = list(attrs[which])
+    per_class = list(attr(attrs, "vectors_per_class", []))
+    if (len(labels) != 3 or len(per_class) != 3 or any(attr(attrs, "rho", [])) or attrs.get("prob_a")
+            or attrs.get("prob_b") or attr(attrs, "post_transform", "NONE") != "NONE"):
+        raise Undefined("SVMClassifier beyond three classes with support vectors, rho 0, no prob_a / prob_b and "
+                        "post_transform NONE: the schema ('Support Vector Machine classifier') states no formula")
+    kind, g, c0, degree = svm_kernel_params(v, attrs)
+    f, total = x.shape[1], sum(per_class)
+    flat_sv, flat_coef = list(attr(attrs, "support_vectors", [])), list(attr(attrs, "coefficients", []))
+    if len(flat_sv) != total * f or len(flat_coef) != 2 * total:
+        raise Undefined("support_vectors or coefficients of another size than vectors_per_class gives: the schema "
+                        "does not describe them")
+    svs = [flat_sv[s * f:(s + 1) * f] for s in range(total)]
+    rows, _ = decisions(x, kind, (g, c0, degree), svs, [flat_coef[:total], flat_coef[total:]], per_class)
+    y = np.array([labels[label_of(r)[0]] for r in rows], dtype=object if which == "classlabels_strings" else np.int64)
+    return {"Y": y, "Z": rounded([d for r in rows for d in r], "float", (x.shape[0], 3))}
 
 
 def label_of(row):
@@ -105,18 +122,16 @@ def clear(rows, margin=Fraction(1, 16)):
     return all(abs(d) >= margin for row in rows for d in row)
 
 
-def classified(t, x, kind="LINEAR", params=(0.0, 0.0, 0), kernel_params=True):
-    rows, mag = decisions(x, kind, params)
+def classified(v, t, x, kind="LINEAR", params=(0.0, 0.0, 0), kernel_params=True):
+    _, mag = decisions(x, kind, params)
     labels = STRING_LABELS if t["T2"] == "string" else INT_LABELS
-    y = np.array([labels[label_of(r)[0]] for r in rows], dtype=object if t["T2"] == "string" else np.int64)
-    z = rounded([d for r in rows for d in r], "float", (x.shape[0], 3))
     attrs = {"classlabels_strings" if t["T2"] == "string" else "classlabels_ints": labels,
              "coefficients": floats(sum(COEFFICIENTS, [])), "support_vectors": floats(sum(SUPPORT_VECTORS, [])),
              "vectors_per_class": VECTORS_PER_CLASS, "rho": [0.0, 0.0, 0.0], "kernel_type": kind}
     if kernel_params:
         attrs["kernel_params"] = floats(params)
     tol = accumulation("float", x.shape[1] * sum(VECTORS_PER_CLASS), mag, after=STEPS[kind])
-    return Case({"X": x}, {"Y": y, "Z": z}, attrs, tolerance=tol)
+    return OPERATOR.expect(v, {"X": x}, attrs, tolerance=tol)
 
 
 def sample(t, rng, kind="LINEAR", params=(0.0, 0.0, 0), shape=(4, 3), want=None, low=-2, high=2):
@@ -144,31 +159,31 @@ def three_labels(rows):
 @OPERATOR.example
 def linear(v, t, rng):
     """LINEAR kernel (kernel_params zero, 'Zero if unused for the kernel'), rows reaching all three classes."""
-    return classified(t, sample(t, rng, shape=(6, 3), want=three_labels))
+    return classified(v, t, sample(t, rng, shape=(6, 3), want=three_labels))
 
 
 @OPERATOR.example
 def poly(v, t, rng):
     params = (0.5, 0.25, 2)
-    return kernels_only(t) or classified(t, sample(t, rng, "POLY", params), "POLY", params)
+    return kernels_only(t) or classified(v, t, sample(t, rng, "POLY", params), "POLY", params)
 
 
 @OPERATOR.example
 def poly_cubic(v, t, rng):
     params = (0.25, -0.5, 3)
-    return kernels_only(t) or classified(t, sample(t, rng, "POLY", params), "POLY", params)
+    return kernels_only(t) or classified(v, t, sample(t, rng, "POLY", params), "POLY", params)
 
 
 @OPERATOR.example
 def rbf(v, t, rng):
     params = (0.5, 0.0, 0)
-    return kernels_only(t) or classified(t, sample(t, rng, "RBF", params), "RBF", params)
+    return kernels_only(t) or classified(v, t, sample(t, rng, "RBF", params), "RBF", params)
 
 
 @OPERATOR.example
 def sigmoid(v, t, rng):
     params = (0.25, 0.125, 0)
-    return kernels_only(t) or classified(t, sample(t, rng, "SIGMOID", params), "SIGMOID", params)
+    return kernels_only(t) or classified(v, t, sample(t, rng, "SIGMOID", params), "SIGMOID", params)
 
 
 @OPERATOR.example
@@ -179,7 +194,7 @@ def vote_tie(v, t, rng):
                              "by linear")
     tie = (lambda rows: max(label_of(rows[0])[1]) == 1)
     x = np.concatenate([sample(t, rng, shape=(1, 3), want=tie, low=-4, high=4) for _ in range(3)])
-    return classified(t, x)
+    return classified(v, t, x)
 
 
 @OPERATOR.example
@@ -187,7 +202,7 @@ def one_row(v, t, rng):
     """A batch of one: Y [1], Z [1, 3]."""
     if t["T1"] != "float":
         return NotApplicable("the batch-of-one example runs in float; the types are covered by linear")
-    return classified(t, sample(t, rng, shape=(1, 3)))
+    return classified(v, t, sample(t, rng, shape=(1, 3)))
 
 
 @OPERATOR.example
@@ -195,7 +210,7 @@ def no_kernel_params(v, t, rng):
     """LINEAR with kernel_params left out: the attribute is optional and unused by the LINEAR kernel."""
     if t["T1"] != "float" or t.suffix:
         return NotApplicable("the kernel_params-absent example runs in float; the types are covered by linear")
-    return classified(t, sample(t, rng), kernel_params=False)
+    return classified(v, t, sample(t, rng), kernel_params=False)
 
 
 @OPERATOR.rejection
@@ -204,10 +219,9 @@ def both_label_kinds(v, t, rng):
     string type onnx's type inference takes when both are set: the model breaks only the rule."""
     if once_per_version(v, t):
         return once_per_version(v, t)
-    case = classified(t, sample(t, rng, shape=(2, 3)))
+    case = classified(v, t, sample(t, rng, shape=(2, 3)))
     case.attrs["classlabels_strings"] = STRING_LABELS
-    return Case(case.inputs, {"Y": Declared("string", (2,)), "Z": Declared("float", (2, 3))}, case.attrs,
-                error="One and only one of the 'classlabels_*' attributes must be defined.")
+    return OPERATOR.reject(v, case.inputs, case.attrs, {"Y": Declared("string", (2,)), "Z": Declared("float", (2, 3))})
 
 
 OPERATOR.reference_differs(r"output 1 dtype (double|int32|int64) != expected float",

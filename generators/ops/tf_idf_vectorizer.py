@@ -13,8 +13,10 @@ from fractions import Fraction
 
 import numpy as np
 
-from onnx_conformance.generators.case import Case, Declared, Operator
+from onnx_conformance.generators.case import Declared, Operator
+from onnx_conformance.generators.ml_family import one_of
 from onnx_conformance.generators.rounding import round_to
+from onnx_conformance.generators.semantics import Rejected, Undefined, attr
 from onnx_conformance.generators.string_family import strings
 
 OPERATOR = Operator("TfIdfVectorizer", primary="T")
@@ -50,29 +52,54 @@ def row_counts(row, min_gram, max_gram, max_skip):
     return found
 
 
-def tfidf(v, t, x, pool, counts, indexes, mode="TF", min_gram=1, max_gram=2, max_skip=0, weights=None,
-          strings_pool=None):
-    """strings_pool: None picks by the input type; the pool is mapped to the type ('w<k>' for strings)."""
-    is_str = t["T"] == "string"
-    conv = (lambda k: f"w{k}") if is_str else (lambda k: int(k))
-    xa = np.array(x)
-    rows = [xa.tolist()] if xa.ndim == 1 else xa.tolist()
-    rows = [[conv(k) for k in r] for r in rows]
-    pool_t = [conv(k) for k in pool]
-    grams = pool_ngrams(pool_t, counts, max_gram)
-    width = max(indexes) + 1
-    w = [Fraction(float(np.float32(q))) for q in (weights or [1.0] * len(grams))]
-    out = np.zeros((len(rows), width), dtype=np.float32)
+@OPERATOR.semantics
+def tf_idf(v, attrs, inputs):
+    """Per row of X ([C] or [N, C]), the count of each pool n-gram ('Y[ngram_indexes[i]] indicates the times that
+    the i-th n-gram is found'; lengths min_gram_length..max_gram_length, every skip up to max_skip_count), 'TF' the
+    counts, 'IDF' the counts truncated to 1 times the weights, 'TFIDF' the counts times the weights ('By default,
+    weights is an all-one tensor'); one product rounded once to float. Two n-grams given one output coordinate
+    have no stated value there."""
+    x = inputs["X"]
+    which = one_of(attrs, ("pool_strings", "pool_int64s"), v.sentence(r"Only one of pool_strings and pool_int64s"))
+    if which == "pool_int64s" and x.dtype.kind not in "iu":
+        raise Rejected(v.sentence(r"If pool_int64s is set"))
+    if which == "pool_strings" and x.dtype.kind != "O":
+        raise Rejected(v.sentence(r"If pool_strings is set"))
+    if x.ndim not in (1, 2):
+        raise Rejected(v.sentence(r"Input can be either a 1-D or 2-D tensor"))
+    mode = attr(attrs, "mode", "TF")
+    if mode not in ("TF", "IDF", "TFIDF"):
+        raise Rejected(f"mode: {v.schema.attributes['mode'].description}")
+    lo, hi = attr(attrs, "min_gram_length", 1), attr(attrs, "max_gram_length", 1)
+    max_skip = attr(attrs, "max_skip_count", 0)
+    grams = pool_ngrams(list(attrs[which]), attr(attrs, "ngram_counts", [0]), hi)
+    indexes = list(attr(attrs, "ngram_indexes", []))
+    if len(indexes) != len(grams):
+        raise Rejected(f"ngram_indexes: {v.schema.attributes['ngram_indexes'].description}")
+    if len(set(indexes)) != len(indexes) or min(indexes, default=0) < 0:
+        raise Undefined("ngram_indexes repeats an output coordinate (or names a negative one): no value is stated "
+                        "there")
+    weights = attr(attrs, "weights", [1.0] * len(grams))
+    if len(weights) != len(grams):
+        raise Rejected(f"weights: {v.schema.attributes['weights'].description}")
+    w = [Fraction(float(np.float32(q))) for q in weights]
+    rows = [x.tolist()] if x.ndim == 1 else x.tolist()
+    out = np.zeros((len(rows), max(indexes, default=-1) + 1), dtype=np.float32)
     for r, row in enumerate(rows):
-        found = row_counts(row, min_gram, max_gram, max_skip)
+        found = row_counts(row, lo, hi, max_skip)
         for i, g in enumerate(grams):
-            c = found.get(g, 0) if min_gram <= len(g) <= max_gram else 0
+            c = found.get(g, 0) if lo <= len(g) <= hi else 0
             if mode == "IDF":
                 c = min(c, 1)
             value = Fraction(c) if mode == "TF" else c * w[i]
             out[r, indexes[i]] = round_to(value, "float")
-    if xa.ndim == 1:
-        out = out[0]
+    return {"Y": out[0] if x.ndim == 1 else out}
+
+
+def tfidf(v, t, x, pool, counts, indexes, mode="TF", min_gram=1, max_gram=2, max_skip=0, weights=None):
+    """The pool is mapped to the type ('w<k>' for strings)."""
+    is_str = t["T"] == "string"
+    xa = np.array(x)
     if is_str:
         xin = strings([[f"w{k}" for k in r] for r in xa.tolist()] if xa.ndim == 2 else [f"w{k}" for k in xa.tolist()])
         if xa.size == 0:
@@ -82,12 +109,12 @@ def tfidf(v, t, x, pool, counts, indexes, mode="TF", min_gram=1, max_gram=2, max
     attrs = {"mode": mode, "min_gram_length": min_gram, "max_gram_length": max_gram,
              "max_skip_count": max_skip, "ngram_counts": list(counts), "ngram_indexes": list(indexes)}
     if is_str:
-        attrs["pool_strings"] = pool_t
+        attrs["pool_strings"] = [f"w{k}" for k in pool]
     else:
-        attrs["pool_int64s"] = pool_t
+        attrs["pool_int64s"] = [int(k) for k in pool]
     if weights is not None:
         attrs["weights"] = [float(q) for q in weights]
-    return Case({"X": xin}, {"Y": out}, attrs, tolerance={"ulp": 0})
+    return OPERATOR.expect(v, {"X": xin}, attrs, tolerance={"ulp": 0})
 
 
 def doc(v, t, rng, x, min_gram, max_skip, pool=DOC_POOL, counts=(0, 4), indexes=DOC_INDEXES):
@@ -174,18 +201,19 @@ def no_match(v, t, rng):
 
 @OPERATOR.rejection
 def both_pools(v, t, rng):
-    return Case({"X": np.array([1, 2], np.int64)}, {"Y": Declared("float", (2,))},
-                {"mode": "TF", "min_gram_length": 1, "max_gram_length": 1, "max_skip_count": 0,
-                 "ngram_counts": [0], "ngram_indexes": [0, 1], "pool_int64s": [1, 2], "pool_strings": ["a", "b"]},
-                error="Only one of pool_strings and pool_int64s can be set.")
+    return OPERATOR.reject(v, {"X": np.array([1, 2], np.int64)},
+                           {"mode": "TF", "min_gram_length": 1, "max_gram_length": 1, "max_skip_count": 0,
+                            "ngram_counts": [0], "ngram_indexes": [0, 1], "pool_int64s": [1, 2],
+                            "pool_strings": ["a", "b"]},
+                           {"Y": Declared("float", (2,))})
 
 
 @OPERATOR.rejection
 def string_input_with_int_pool(v, t, rng):
-    return Case({"X": strings(["a", "b"])}, {"Y": Declared("float", (2,))},
-                {"mode": "TF", "min_gram_length": 1, "max_gram_length": 1, "max_skip_count": 0,
-                 "ngram_counts": [0], "ngram_indexes": [0, 1], "pool_int64s": [1, 2]},
-                error="If pool_int64s is set, the input should be an integer tensor.")
+    return OPERATOR.reject(v, {"X": strings(["a", "b"])},
+                           {"mode": "TF", "min_gram_length": 1, "max_gram_length": 1, "max_skip_count": 0,
+                            "ngram_counts": [0], "ngram_indexes": [0, 1], "pool_int64s": [1, 2]},
+                           {"Y": Declared("float", (2,))})
 
 
 OPERATOR.reference_differs(r"^tfidf_batch_default_weights .*raised TypeError",

@@ -5,9 +5,12 @@ import numpy as np
 from onnx import numpy_helper
 
 from onnx_conformance.generators.accuracy import budget
-from onnx_conformance.generators.case import Case, NotApplicable
-from onnx_conformance.generators.ml_family import floats, ml_operator, rounded
-from onnx_conformance.generators.tree_family import Leaf, Node, legacy_attrs, predict, split_data
+from onnx_conformance.generators.case import NotApplicable
+from onnx_conformance.generators.ml_family import (floats, ml_operator, one_of, post_transformed, rounded, rows_of,
+                                                   top_class)
+from onnx_conformance.generators.semantics import Undefined
+from onnx_conformance.generators.tree_family import (Leaf, Node, attribute_values, evaluate, legacy_attrs, legacy_trees,
+                                                     predict, split_data)
 
 OPERATOR = ml_operator("TreeEnsembleClassifier", primary="T1")
 
@@ -26,6 +29,24 @@ def three_class_trees():
     return [t0, t1]
 
 
+@OPERATOR.semantics
+def tree_classify(v, attrs, inputs):
+    """Z: per row and class, the summed votes of the leaves the row reaches ('The class_ids are indices into this
+    list'), plus the base value ('added to final class score'), post transformed, rounded once to float; Y: the
+    label of the top class. No label is stated for tied top scores, or where the transform reorders them."""
+    x = rows_of(v, inputs["X"])
+    which = one_of(attrs, ("classlabels_strings", "classlabels_int64s"),
+                   v.schema.attributes["classlabels_strings"].description.split("<br>")[-1])
+    labels = list(attrs[which])
+    raw = evaluate(legacy_trees(v, attrs, "class"), x, len(labels), "SUM", attribute_values(attrs, "base_values"))
+    rows = post_transformed(v, attrs, raw)
+    top = [top_class(r) for r in raw]
+    if any(t is None or t != top_class(r) for t, r in zip(top, rows)):
+        raise Undefined("tied top class scores (or a transform changing which is top): the schema names no class")
+    y = np.array([labels[i] for i in top], dtype=object if which == "classlabels_strings" else np.int64)
+    return {"Y": y, "Z": rounded([e for r in rows for e in r], "float", (x.shape[0], len(labels)))}
+
+
 def classified(v, t, x, trees=None, base=None, post=None, as_tensor=False):
     trees = trees or three_class_trees()
     if post is not None and (t["T1"] not in ("float", "double") or t.suffix):
@@ -33,14 +54,7 @@ def classified(v, t, x, trees=None, base=None, post=None, as_tensor=False):
                              "types are covered by scores")
     if as_tensor and (v.since_version < 3 or t["T1"] != "double"):
         return NotApplicable("the *_as_tensor attributes are TreeEnsembleClassifier-3's, for double")
-    raw = predict(trees, x, 3, "SUM", base, "NONE")
-    for row in raw:
-        if sorted(row)[-1] == sorted(row)[-2]:
-            raise ValueError("tied top scores: pick other data")
-    rows = predict(trees, x, 3, "SUM", base, post or "NONE")
-    z = rounded([e for r in rows for e in r], "float", (x.shape[0], 3))
     labels = STRING_LABELS if t["T2"] == "string" else INT_LABELS
-    y = np.array([labels[r.index(max(r))] for r in raw], dtype=object if t["T2"] == "string" else np.int64)
     attrs = legacy_attrs(trees, "class", as_tensor)
     attrs["classlabels_strings" if t["T2"] == "string" else "classlabels_int64s"] = labels
     if base is not None:
@@ -53,7 +67,7 @@ def classified(v, t, x, trees=None, base=None, post=None, as_tensor=False):
     tol = {"ulp": 2} if not post else {"ulp": 2 + budget("composite", "float")["ulp"]}
     if post == "PROBIT":
         tol["atol"] = 1e-6
-    return Case({"X": x}, {"Y": y, "Z": z}, attrs, tolerance=tol)
+    return OPERATOR.expect(v, {"X": x}, attrs, tolerance=tol)
 
 
 def untied(t, rng, shape, trees=None, base=None):

@@ -2,29 +2,44 @@
 post transformed; Y is float."""
 
 import numpy as np
+from onnx import numpy_helper
 
 from onnx_conformance.generators.accuracy import budget
-from onnx_conformance.generators.case import Case, NotApplicable
-from onnx_conformance.generators.ml_family import floats, ml_operator, rounded
-from onnx_conformance.generators.tree_family import (Leaf, Node, legacy_attrs, mode_tree, predict, split_data, two_trees)
+from onnx_conformance.generators.case import NotApplicable
+from onnx_conformance.generators.ml_family import floats, ml_operator, post_transformed, rounded, rows_of
+from onnx_conformance.generators.semantics import Rejected, attr
+from onnx_conformance.generators.tree_family import (Leaf, Node, attribute_values, evaluate, legacy_attrs, legacy_trees,
+                                                     mode_tree, split_data, two_trees)
 
 OPERATOR = ml_operator("TreeEnsembleRegressor")
 
 FLOAT_ONLY = ("float", "double")
 
 
+@OPERATOR.semantics
+def tree_regress(v, attrs, inputs):
+    """Per row and target, the votes of the leaves the row reaches in each tree, aggregated ('One of 'AVERAGE,'
+    'SUM,' 'MIN,' 'MAX.''), plus the base value ('added to final prediction after applying aggregate_function'),
+    post transformed, rounded once to float."""
+    x = rows_of(v, inputs["X"])
+    aggregate = attr(attrs, "aggregate_function", "SUM")
+    if aggregate not in ("AVERAGE", "SUM", "MIN", "MAX"):
+        raise Rejected(f"aggregate_function: {v.schema.attributes['aggregate_function'].description}")
+    k = attr(attrs, "n_targets", 1)
+    raw = evaluate(legacy_trees(v, attrs, "target"), x, k, aggregate, attribute_values(attrs, "base_values"))
+    rows = post_transformed(v, attrs, raw)
+    return {"Y": rounded([e for r in rows for e in r], "float", (x.shape[0], k))}
+
+
 def regressed(v, t, trees, x, n_targets=1, aggregate=None, base=None, post=None, as_tensor=False):
     if as_tensor and v.since_version < 3:
         return NotApplicable("the *_as_tensor attributes are TreeEnsembleRegressor-3's")
-    rows = predict(trees, x, n_targets, aggregate or "SUM", base, post or "NONE")
-    y = rounded([e for r in rows for e in r], "float", (x.shape[0], n_targets))
     attrs = legacy_attrs(trees, "target", as_tensor)
     attrs["n_targets"] = n_targets
     if aggregate:
         attrs["aggregate_function"] = aggregate
     if base is not None:
         if as_tensor:
-            from onnx import numpy_helper
             attrs["base_values_as_tensor"] = numpy_helper.from_array(np.array(base, np.float64), "base_values_as_tensor")
         else:
             attrs["base_values"] = floats(base)
@@ -34,7 +49,7 @@ def regressed(v, t, trees, x, n_targets=1, aggregate=None, base=None, post=None,
     tol = {"ulp": 2} if (post or "NONE") == "NONE" else {"ulp": 2 + budget("composite", "float")["ulp"]}
     if post == "PROBIT":
         tol["atol"] = 1e-6
-    return Case({"X": x}, {"Y": y}, attrs, tolerance=tol)
+    return OPERATOR.expect(v, {"X": x}, attrs, tolerance=tol)
 
 
 def float_only(t):

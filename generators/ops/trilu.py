@@ -2,29 +2,45 @@
 
 import numpy as np
 
-from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.case import NotApplicable, Operator
 from onnx_conformance.generators.movement import data, declared
+from onnx_conformance.generators.semantics import Rejected, Undefined, attr
 
 OPERATOR = Operator("Trilu")
 
-
-def _zero(t):
-    """'All other elements in the matrix are set to zero': 0 in the type, False for bool."""
-    return np.zeros((), dtype=t.np())[()]
+NO_ZERO_STRING = ("the elements outside the triangle 'are set to zero', and the spec defines "
+                  "no zero string: only examples that keep every element run in string")
 
 
-def _trilu(t, shape, upper: bool, k, rng):
-    x = data(t, shape, rng)
-    n, m = shape[-2], shape[-1]
-    kept = np.triu(np.ones((n, m), bool), 0 if k is None else k) if upper else \
-        np.tril(np.ones((n, m), bool), 0 if k is None else k)
+@OPERATOR.semantics
+def trilu(v, attrs, inputs):
+    """Each [N, M] matrix of an input [*, N, M] keeps the elements on and above (upper, the default) or on and
+    below diagonal k (default 0); 'All other elements in the matrix are set to zero'."""
+    x = inputs["input"]
+    if x.ndim < 2:
+        raise Rejected(v.sentence(r"takes one input tensor of shape"))
+    k = 0
+    if inputs.get("k") is not None:
+        if np.size(inputs["k"]) != 1:
+            raise Rejected(" ".join(v.schema.inputs[1].description.split()))
+        k = int(np.asarray(inputs["k"]).reshape(-1)[0])
+    n, m = x.shape[-2:]
+    kept = np.triu(np.ones((n, m), bool), k) if attr(attrs, "upper", 1) else np.tril(np.ones((n, m), bool), k)
     out = x.copy()
-    if t.dtype == "string" and x.size and not kept.all():
-        return NotApplicable("the elements outside the triangle 'are set to zero', and the spec defines "
-                             "no zero string: only examples that keep every element run in string")
-    out[..., ~kept] = _zero(t)
+    if x.dtype.kind in "OUS" and x.size and not kept.all():
+        raise Undefined(NO_ZERO_STRING)
+    # 0 in the type, False for bool.
+    out[..., ~kept] = np.zeros((), dtype=x.dtype)[()]
+    return {"output": out}
+
+
+def _trilu(v, t, shape, upper: bool, k, rng):
+    x = data(t, shape, rng)
     inputs = {"input": x, "k": None if k is None else np.array(k, dtype=np.int64)}
-    return Case(inputs, {"output": out}, {} if upper else {"upper": 0})
+    try:
+        return OPERATOR.expect(v, inputs, {} if upper else {"upper": 0})
+    except Undefined as e:
+        return NotApplicable(e.reason)
 
 
 # onnx's documented examples: name -> (shape, upper, k); k None leaves the optional input out.
@@ -51,7 +67,7 @@ DOCUMENTED = {
 
 
 def _documented(shape, upper, k):
-    return lambda v, t, rng: _trilu(t, shape, upper, k, rng)
+    return lambda v, t, rng: _trilu(v, t, shape, upper, k, rng)
 
 
 for _name, (_shape, _upper, _k) in DOCUMENTED.items():
@@ -61,14 +77,13 @@ for _name, (_shape, _upper, _k) in DOCUMENTED.items():
 @OPERATOR.example
 def triu_tall_batched(v, t, rng):
     """A tall [5, 3] matrix under two batch dimensions, k = 0 given explicitly as the input."""
-    return _trilu(t, (1, 2, 5, 3), True, 0, rng)
+    return _trilu(v, t, (1, 2, 5, 3), True, 0, rng)
 
 
 @OPERATOR.rejection
 def rank1_input(v, t, rng):
     """Rejection: a 1-D input has no matrix."""
-    return Case({"input": data(t, (5,), rng), "k": None}, {"output": declared(t.dtype, 1)},
-                error=v.sentence(r"takes one input tensor of shape"))
+    return OPERATOR.reject(v, {"input": data(t, (5,), rng), "k": None}, {}, {"output": declared(t.dtype, 1)})
 
 
 # Where onnx's ReferenceEvaluator (1.23) differs from our value, and why ours stands (cases/crosscheck.md).

@@ -1,11 +1,46 @@
 """Unique: the distinct elements (or subtensors along an axis), first-occurrence indices, inverse indices and counts."""
 
+import math
+
 import numpy as np
 
-from onnx_conformance.generators.case import Case, Operator
-from onnx_conformance.generators.movement import data, declared
+from onnx_conformance.generators.case import Operator, type_of
+from onnx_conformance.generators.movement import axis_in, data, declared
+from onnx_conformance.generators.semantics import Rejected, Undefined, attr
+from onnx_conformance.generators.slice_family import rule
+from onnx_conformance.generators.values import is_float
 
 OPERATOR = Operator("Unique", primary="T")
+
+OUTPUTS = ("Y", "indices", "inverse_indices", "counts")
+
+
+@OPERATOR.semantics
+def unique_(v, attrs, inputs):
+    """The distinct elements of the flattened input (or subtensors along axis, 'Accepted range is [-r, r-1]'),
+    'sorted in ascending order' (sorted = 1, the default) or in the order of first occurrence, with the
+    first-occurrence indices, the inverse indices and the counts."""
+    x = inputs["X"]
+    axis = attrs.get("axis")
+    if axis is not None:
+        axis = axis_in(axis, x.ndim, rule(v, r"Accepted range"))
+    sorted_ = attr(attrs, "sorted", 1)
+    if sorted_ not in (0, 1):
+        raise Rejected(rule(v, r"Must be one of 0, or 1"))
+    if is_float(type_of(x)) or x.dtype.kind == "c":
+        wide = x.astype(np.complex128) if x.dtype.kind == "c" else x.astype(np.float64)
+        if np.isnan(wide).any():
+            raise Undefined("a NaN is not equal to itself: the spec does not say whether NaNs are one unique value")
+        if sorted_ and x.dtype.kind == "c" and not _orders_agree(wide):
+            raise Undefined("the spec's 'ascending order' names no order of complex numbers, and these are "
+                            "ordered differently by (real, imaginary) and by magnitude")
+    return dict(zip(OUTPUTS, unique(x, axis, bool(sorted_))))
+
+
+def _orders_agree(z: np.ndarray) -> bool:
+    """Whether the distinct complex values sort alike by (real, imaginary) and by magnitude."""
+    magnitudes = [abs(c) for c in sorted(set(z.reshape(-1).tolist()), key=key)]
+    return all(a < b for a, b in zip(magnitudes, magnitudes[1:]))
 
 NUMERIC = ("uint", "int", "float", "double", "bfloat16")
 
@@ -46,7 +81,7 @@ def unique(x, axis=None, sorted_=True):
     if axis is None:
         moved = x.reshape(-1, 1)
     else:
-        moved = np.moveaxis(x, axis, 0).reshape(x.shape[axis], -1)
+        moved = np.moveaxis(x, axis, 0).reshape(x.shape[axis], math.prod(np.delete(x.shape, axis)))
     items = [tuple(key(e) for e in row.tolist()) for row in moved]
     first, seen = [], {}
     inverse, counts = [], []
@@ -71,13 +106,11 @@ def unique(x, axis=None, sorted_=True):
     return y, indices, inverse_, counts_
 
 
-def case(x, axis=None, sorted_=1, outputs=("Y", "indices", "inverse_indices", "counts")):
-    y = unique(x, None if axis is None else axis % x.ndim, bool(sorted_))
+def case(v, x, axis=None, sorted_=1, outputs=OUTPUTS):
     attrs = {} if axis is None else {"axis": axis}
     if sorted_ != 1:
         attrs["sorted"] = sorted_
-    names = ("Y", "indices", "inverse_indices", "counts")
-    return Case({"X": x}, {n: (r if n in outputs else None) for n, r in zip(names, y)}, attrs)
+    return OPERATOR.expect(v, {"X": x}, attrs, outputs=[n if n in outputs else None for n in OUTPUTS])
 
 
 # The schema's Examples 1-4 and onnx's node tests, as codes.
@@ -86,54 +119,53 @@ FLAT = [2, 1, 1, 3, 4, 3]
 
 @OPERATOR.example
 def sorted_without_axis(v, t, rng):
-    return case(values_of(t, FLAT, rng))
+    return case(v, values_of(t, FLAT, rng))
 
 
 @OPERATOR.example
 def not_sorted_without_axis(v, t, rng):
-    return case(values_of(t, FLAT, rng), sorted_=0)
+    return case(v, values_of(t, FLAT, rng), sorted_=0)
 
 
 @OPERATOR.example
 def sorted_with_axis(v, t, rng):
-    return case(values_of(t, [[1, 0, 0], [1, 0, 0], [2, 3, 4]], rng), axis=0)
+    return case(v, values_of(t, [[1, 0, 0], [1, 0, 0], [2, 3, 4]], rng), axis=0)
 
 
 @OPERATOR.example
 def sorted_with_axis_3d(v, t, rng):
     codes = [[[1, 1], [0, 1], [2, 1], [0, 1]], [[1, 1], [0, 1], [2, 1], [0, 1]]]
-    return case(values_of(t, codes, rng), axis=1)
+    return case(v, values_of(t, codes, rng), axis=1)
 
 
 @OPERATOR.example
 def sorted_with_negative_axis(v, t, rng):
-    return case(values_of(t, [[1, 0, 0], [1, 0, 0], [2, 3, 3]], rng), axis=-1)
+    return case(v, values_of(t, [[1, 0, 0], [1, 0, 0], [2, 3, 3]], rng), axis=-1)
 
 
 @OPERATOR.example
 def length_1(v, t, rng):
-    return case(values_of(t, [0], rng))
+    return case(v, values_of(t, [0], rng))
 
 
 @OPERATOR.example
 def not_sorted_with_negative_axis(v, t, rng):
     """Subtensors along axis -2 of a [1, 5, 3] tensor (15 elements), kept in first-occurrence order."""
     codes = [[[3, 1, 0], [0, 2, 1], [3, 1, 0], [1, 1, 1], [0, 2, 1]]]
-    return case(values_of(t, codes, rng), axis=-2, sorted_=0)
+    return case(v, values_of(t, codes, rng), axis=-2, sorted_=0)
 
 
 @OPERATOR.example
 def sorted_y_and_counts(v, t, rng):
     """Only Y and counts asked for; 13 elements drawn from 5 values."""
     codes = rng.integers(0, 5, size=13)
-    return case(values_of(t, codes, rng), outputs=("Y", "counts"))
+    return case(v, values_of(t, codes, rng), outputs=("Y", "counts"))
 
 
 @OPERATOR.rejection
 def axis_out_of_range(v, t, rng):
     outs = {"Y": declared(t.dtype, 2), **{n: declared("int64", 1) for n in ("indices", "inverse_indices", "counts")}}
-    return Case({"X": data(t, (2, 3), rng)}, outs, {"axis": 2},
-                error="Accepted range is [-r, r-1] where r = rank(input).")
+    return OPERATOR.reject(v, {"X": data(t, (2, 3), rng)}, {"axis": 2}, outs)
 
 
 # Where onnx's ReferenceEvaluator (1.23) differs from our value, and why ours stands (cases/crosscheck.md).

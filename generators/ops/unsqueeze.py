@@ -1,23 +1,43 @@
 """Unsqueeze: the input with size-1 dimensions inserted where `axes` (attribute to version 11, input from 13) names them in the output."""
 
-from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.case import NotApplicable, Operator
 from onnx_conformance.generators.movement import data
-from onnx_conformance.generators.shape_family import ints_argument
+from onnx_conformance.generators.semantics import Rejected, Undefined
+from onnx_conformance.generators.shape_family import ints_argument, ints_given
+from onnx_conformance.generators.slice_family import rule
 
 OPERATOR = Operator("Unsqueeze")
+
+
+@OPERATOR.semantics
+def unsqueeze(v, attrs, inputs):
+    """The input with a dimension 1 at each of `axes`, 'as seen in the output tensor' of rank r + len(axes):
+    non-negative in version 1; from version 11 in [-output_rank, output_rank - 1], without duplicates."""
+    x = inputs["data"]
+    axes = ints_given(v, "axes", attrs, inputs) or []
+    rank = x.ndim + len(axes)
+    if v.since_version >= 11:
+        if any(not -rank <= a < rank for a in axes):
+            raise Rejected(v.sentence(r"Each value in `axes` should be within"))
+        if len({a % rank for a in axes}) != len(axes):
+            raise Rejected(v.sentence(r"It is an error if it contains duplicates"))
+    else:
+        if any(not 0 <= a < rank for a in axes):
+            raise Rejected(rule(v, r"List of non-negative integers"))
+        if len(set(axes)) != len(axes):
+            raise Undefined(f"axes {axes} name one dimension twice: Unsqueeze-1 does not say what that means")
+    new = {a % rank for a in axes}
+    rest = iter(x.shape)
+    return {"expanded": x.reshape([1 if i in new else next(rest) for i in range(rank)])}
 
 
 def unsqueeze_case(v, t, rng, shape, axes):
     if min(axes) < 0 and v.since_version < 11:
         return NotApplicable("Unsqueeze-1: axes is a \"List of non-negative integers, indicate the dimensions "
                              "to be inserted\" (negative axes from version 11)")
-    x = data(t, shape, rng)
-    rank = len(shape) + len(axes)
-    new = {a % rank for a in axes}
-    rest = iter(shape)
-    inputs, attrs = {"data": x}, {}
+    inputs, attrs = {"data": data(t, shape, rng)}, {}
     ints_argument(v, "axes", axes, inputs, attrs)
-    return Case(inputs, {"expanded": x.reshape([1 if i in new else next(rest) for i in range(rank)])}, attrs)
+    return OPERATOR.expect(v, inputs, attrs)
 
 
 def one_axis(axis):

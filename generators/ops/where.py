@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from onnx_conformance.generators.case import Case, Operator
-from onnx_conformance.generators.movement import data
+from onnx_conformance.generators.case import Operator
+from onnx_conformance.generators.movement import broadcast_shape, data
 
 OPERATOR = Operator("Where", primary="T")
 
@@ -17,9 +17,17 @@ def documented(t, values, rng):
     return data(t, np.shape(values), rng)
 
 
-def case(cond, x, y):
+@OPERATOR.semantics
+def where(v, attrs, inputs):
+    """X where the condition holds, else Y, the three broadcast 'multidirectional (i.e., Numpy-style)'."""
+    cond, x, y = inputs["condition"], inputs["X"], inputs["Y"]
+    broadcast_shape([cond.shape, x.shape, y.shape], v.sentence(r"multidirectional"))
     # numpy.where is what the schema says Where behaves like; it indexes the inputs' own elements.
-    return Case({"condition": cond, "X": x, "Y": y}, {"output": np.where(cond, x, y).astype(x.dtype)})
+    return {"output": np.where(cond, x, y).astype(x.dtype)}
+
+
+def case(v, cond, x, y):
+    return OPERATOR.expect(v, {"condition": cond, "X": x, "Y": y})
 
 
 def condition(shape, rng):
@@ -29,14 +37,14 @@ def condition(shape, rng):
 @OPERATOR.example
 def example(v, t, rng):
     cond = np.array([[1, 0], [1, 1]], dtype=bool)
-    return case(cond, documented(t, [[1, 2], [3, 4]], rng), documented(t, [[9, 8], [7, 6]], rng))
+    return case(v, cond, documented(t, [[1, 2], [3, 4]], rng), documented(t, [[9, 8], [7, 6]], rng))
 
 
 @OPERATOR.example
 def broadcast(v, t, rng):
     """Each input is broadcast along some axis; the condition has a lower rank; 45 elements (odd)."""
     cond = condition((3, 1), rng)
-    return case(cond, data(t, (3, 1, 5), rng), data(t, (1, 3, 5), rng))
+    return case(v, cond, data(t, (3, 1, 5), rng), data(t, (1, 3, 5), rng))
 
 
 @OPERATOR.example
@@ -45,21 +53,21 @@ def broadcast_rank8(v, t, rng):
     cond = condition((2, 1, 3, 1, 1, 1, 1, 2), rng)
     x = data(t, (1, 1, 3, 1, 1, 1, 2, 1), rng)
     y = data(t, (2, 1, 1, 1, 1, 1, 2, 2), rng)
-    return case(cond, x, y)
+    return case(v, cond, x, y)
 
 
 @OPERATOR.example
 def rank0_condition(v, t, rng):
     """A scalar True condition selects X everywhere, X broadcast to Y's shape."""
-    return case(np.array(True), data(t, (5,), rng), data(t, (3, 5), rng))
+    return case(v, np.array(True), data(t, (5,), rng), data(t, (3, 5), rng))
 
 
 @OPERATOR.example
 def scalars(v, t, rng):
-    return case(np.array(False), data(t, (), rng), data(t, (), rng))
+    return case(v, np.array(False), data(t, (), rng), data(t, (), rng))
 
 
 @OPERATOR.example
 def empty(v, t, rng):
     """A zero dimension in the condition broadcasts against 1-sized ones."""
-    return case(condition((0, 3), rng), data(t, (1, 3), rng), data(t, (0, 1), rng))
+    return case(v, condition((0, 3), rng), data(t, (1, 3), rng), data(t, (0, 1), rng))

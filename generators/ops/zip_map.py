@@ -2,8 +2,9 @@
 
 import numpy as np
 
-from onnx_conformance.generators.case import Case, Declared, Map, Seq
-from onnx_conformance.generators.ml_family import data, ml_operator
+from onnx_conformance.generators.case import Declared, Map, Seq
+from onnx_conformance.generators.ml_family import data, ml_operator, one_of
+from onnx_conformance.generators.semantics import Rejected
 
 OPERATOR = ml_operator("ZipMap")
 
@@ -11,31 +12,43 @@ STRING_LABELS = ["cat", "dog", "bird"]
 INT_LABELS = [3, 10, -1]
 
 
-def zipped(t, x, labels_attr=None):
-    """'The columns of the tensor correspond one-by-one to the keys specified by the attributes.'"""
-    key = "string" if t["T"] == "seq(map(string, float))" else "int64"
-    labels = STRING_LABELS if key == "string" else INT_LABELS
-    maps = [Map({k: np.float32(x[i, j]) for j, k in enumerate(labels)}, key, "float") for i in range(x.shape[0])]
-    attr = "classlabels_strings" if key == "string" else "classlabels_int64s"
-    return Case({"X": x}, {"Z": Seq(maps, f"map({key}, float)")}, {attr: labels})
+@OPERATOR.semantics
+def zip_map(v, attrs, inputs):
+    """'The columns of the tensor correspond one-by-one to the keys specified by the attributes. There must be as
+    many columns as keys.': each row of X becomes a map, the values unchanged (a 1-D X is one row)."""
+    x = inputs["X"]
+    which = one_of(attrs, ("classlabels_strings", "classlabels_int64s"), v.sentence(r"but not both"))
+    labels = list(attrs[which])
+    rows = x.reshape(1, -1) if x.ndim == 1 else x
+    if rows.ndim != 2 or rows.shape[1] != len(labels):
+        raise Rejected(v.sentence(r"There must be as many columns as keys"))
+    key = "string" if which == "classlabels_strings" else "int64"
+    maps = [Map({k: np.float32(rows[i, j]) for j, k in enumerate(labels)}, key, "float") for i in range(rows.shape[0])]
+    return {"Z": Seq(maps, f"map({key}, float)")}
+
+
+def zipped(v, t, x):
+    if t["T"] == "seq(map(string, float))":
+        return OPERATOR.expect(v, {"X": x}, {"classlabels_strings": STRING_LABELS})
+    return OPERATOR.expect(v, {"X": x}, {"classlabels_int64s": INT_LABELS})
 
 
 @OPERATOR.example
 def rows(v, t, rng):
     """Two rows of three scores, keyed by three labels (strings or int64, as T says)."""
-    return zipped(t, data("float", (2, 3), rng))
+    return zipped(v, t, data("float", (2, 3), rng))
 
 
 @OPERATOR.example
 def one_row(v, t, rng):
-    return zipped(t, data("float", (1, 3), rng))
+    return zipped(v, t, data("float", (1, 3), rng))
 
 
 @OPERATOR.example
 def specials(v, t, rng):
     """Values pass through unchanged: -0, infinities and NaN included."""
     x = np.array([[-0.0, np.inf, np.nan], [1e-40, -np.inf, 3.5]], dtype=np.float32)
-    return zipped(t, x)
+    return zipped(v, t, x)
 
 
 @OPERATOR.rejection
@@ -43,9 +56,8 @@ def both_label_kinds(v, t, rng):
     """'Must provide keys in either classlabels_strings or classlabels_int64s (but not both).' Z is declared
     with the int64 keys onnx's type inference takes when both are set: the model breaks only the rule."""
     x = data("float", (2, 3), rng)
-    return Case({"X": x}, {"Z": Declared("seq(map(int64, float))", None)},
-                {"classlabels_strings": STRING_LABELS, "classlabels_int64s": INT_LABELS},
-                error=v.sentence(r"but not both"))
+    return OPERATOR.reject(v, {"X": x}, {"classlabels_strings": STRING_LABELS, "classlabels_int64s": INT_LABELS},
+                           {"Z": Declared("seq(map(int64, float))", None)})
 
 
 OPERATOR.reference_differs(r"No registered implementation for operator 'ZipMap'",
