@@ -7,6 +7,7 @@ bindings exist, case names, the model, the files, the index, coverage) is done o
 from __future__ import annotations
 
 import hashlib
+import inspect
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -193,18 +194,28 @@ class Operator:
         self.reference_reasons: list[tuple[re.Pattern, str]] = []
         # The operator's meaning (generators/semantics.py): set by @OPERATOR.semantics.
         self.meaning: Semantics | None = None
+        self.meaning_takes_asked = False
 
     # -- the operator's meaning ------------------------------------------------------------------
 
     def semantics(self, fn: Semantics) -> Semantics:
-        """Decorator: fn(v, attrs, inputs) -> outputs is this operator's meaning, in every version."""
+        """Decorator: fn(v, attrs, inputs) -> outputs is this operator's meaning, in every version. An
+        operator whose outputs depend on which of them the node asks for (Split before 18: as many parts
+        as outputs) takes a fourth parameter `asked`: one bool per node output, True where it is named."""
         if self.meaning is not None:
             raise ValueError(f"{self.name}: semantics stated twice")
         self.meaning = fn
+        self.meaning_takes_asked = "asked" in inspect.signature(fn).parameters
         return fn
 
+    def meaning_of(self, v: OpVersion, attrs: dict, inputs: dict, asked: tuple | None) -> dict:
+        """The semantics on inputs by formal name (exact.py's and run's one way in); `asked` where it wants it."""
+        if self.meaning_takes_asked:
+            return self.meaning(v, attrs, inputs, asked=asked)
+        return self.meaning(v, attrs, inputs)
+
     def run(self, v: OpVersion, inputs: dict, attrs: dict | None = None, outer: dict | None = None,
-            nodes_opset: int | None = None) -> dict:
+            nodes_opset: int | None = None, asked: tuple | None = None) -> dict:
         """The semantics on the case model's inputs (one key per graph value, a variadic parameter's
         values under names of their own), by formal output name. Graph attributes become callables
         that run the graph exactly, reading `outer` (the enclosing graph's values) by name."""
@@ -217,7 +228,7 @@ class Operator:
 
             # in the model, the node's inputs are graph values of those names: in scope for its subgraphs
             attrs = bind_graphs(attrs, v, self.domain, {**plain, **(outer or {})}, nodes_opset)
-        return self.meaning(v, attrs, formal_inputs(v.schema, plain))
+        return self.meaning_of(v, attrs, formal_inputs(v.schema, plain), asked)
 
     def expect(self, v: OpVersion, inputs: dict, attrs: dict | None = None, *,
                outputs: list | None = None, **fields) -> Case:
@@ -225,7 +236,8 @@ class Operator:
         data. `outputs`: the node's output names in order (None: an optional output left out);
         default, the schema's non-variadic outputs the semantics computed. `fields`: the Case's others
         (tolerance, outer, quality, ...)."""
-        computed = self.run(v, inputs, attrs, fields.get("outer"), fields.get("nodes_opset"))
+        asked = None if outputs is None else tuple(name is not None for name in outputs)
+        computed = self.run(v, inputs, attrs, fields.get("outer"), fields.get("nodes_opset"), asked)
         if outputs is None:
             outputs = [o.name for o in v.schema.outputs if o.name in computed]
         return Case(inputs, named_outputs(v.schema, computed, outputs), dict(attrs or {}), **fields)
@@ -234,7 +246,8 @@ class Operator:
         """An expect-error Case: the semantics must reject these inputs, and the case's reason is the
         sentence it quotes. `declared`: the outputs the graph declares (Declared values)."""
         try:
-            self.run(v, inputs, attrs, fields.get("outer"), fields.get("nodes_opset"))
+            self.run(v, inputs, attrs, fields.get("outer"), fields.get("nodes_opset"),
+                     tuple(value is not None for value in declared.values()))
         except Rejected as e:
             return Case(inputs, declared, dict(attrs or {}), error=e.sentence, **fields)
         raise AssertionError(f"{self.name}-{v.since_version}: the semantics accepts a rejection example's inputs")

@@ -268,6 +268,8 @@ class Evaluator:
             if name:
                 if isinstance(value, Exception):  # an output the semantics leaves undefined, asked for
                     raise value
+                if value is None:
+                    raise CannotEvaluate(f"{node.op_type}: its semantics gives no value for output {name!r}")
                 scope[name] = value
 
     def call_operator(self, node, domain: str, inputs: list, attributes: list, scope: ChainMap,
@@ -281,7 +283,7 @@ class Evaluator:
             for a in attributes:
                 attrs[a.name] = (Subgraph(self, a.g, scope) if a.type == onnx.AttributeProto.GRAPH
                                  else attribute_value(a))
-            computed = op.meaning(v, attrs, _formal(v.schema, inputs))
+            computed = op.meaning_of(v, attrs, _formal(v.schema, inputs), tuple(bool(n) for n in node.output))
             return _positional(v, computed, len(node.output))
         body = _schema_body(v, node, inputs, opsets[domain])
         if body is not None:

@@ -10,7 +10,7 @@ in test mode only, since they give no formula for saved_mean and saved_var.
 import mpmath
 import numpy as np
 
-from onnx_conformance.generators.case import Case, Declared, NotApplicable, Operator
+from onnx_conformance.generators.case import Declared, NotApplicable, Operator
 from onnx_conformance.generators.norm_family import (
     DEFAULT_EPSILON,
     affine,
@@ -125,15 +125,23 @@ def training_mode(attrs: dict, x, scale, bias, in_mean, in_var):
 
 
 @OPERATOR.semantics
-def batch_normalization(v, attrs, inputs):
+def batch_normalization(v, attrs, inputs, asked=None):
     """Test mode: Y from the given mean and var. Version 14 on with training_mode 1: Y from the batch's
     statistics, running_mean and running_var (in input_mean's type). Each rounded once. Before version
-    14 only test mode has a value: versions 1 and 6 run it with is_test nonzero, and no version before
-    14 gives a formula for its training outputs (saved_mean, saved_var)."""
+    14 only test mode has a value: versions 1 and 6 run it with is_test nonzero, versions 7 to 13 when
+    the node asks for Y alone ('Output case #2: Y (test mode)'), and no version before 14 gives a formula
+    for its training outputs (saved_mean, saved_var). From 14, training_mode 0 with more outputs asked
+    for is refused."""
     x, scale, bias = inputs["X"], inputs["scale"], inputs["B"]
     m_name, v_name = stat_names(v)
     mean, var = inputs[m_name], inputs[v_name]
     out_type = name_of_numpy(x.dtype)
+    more = asked is not None and any(asked[1:])
+    if v.since_version >= 14 and not attr(attrs, "training_mode", 0) and more:
+        raise Rejected("When training_mode=False, extra outputs are invalid.")
+    if 7 <= v.since_version < 14 and more:
+        raise Undefined(f"BatchNormalization-{v.since_version} asked for more than Y runs in training mode, whose "
+                        "outputs it gives no formula for")
     if v.since_version >= 14 and attr(attrs, "training_mode", 0):
         y, run_mean, run_var, _, _ = training_mode(attrs, x, scale, bias, mean, var)
         stat_type = name_of_numpy(mean.dtype)
@@ -265,8 +273,7 @@ def training_outputs_in_inference_mode(v, t, rng):
     inputs = {"X": x, "scale": scale_data(st, (3,), rng), "B": scale_data(st, (3,), rng),
               "input_mean": scale_data(mt, (3,), rng), "input_var": scale_data(mt, (3,), rng, positive=True)}
     outputs = {"Y": Declared(t.dtype, x.shape), "running_mean": Declared(mt, (3,)), "running_var": Declared(mt, (3,))}
-    # Built directly: the rule is about the outputs the node asks for, which the semantics is not told.
-    return Case(inputs, outputs, {}, error="When training_mode=False, extra outputs are invalid.")
+    return OPERATOR.reject(v, inputs, {}, outputs)
 
 
 # Where onnx's ReferenceEvaluator (1.23) differs from our value, and why ours stands (cases/crosscheck.md).

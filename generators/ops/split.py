@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from onnx_conformance.generators.case import Case, NotApplicable, Operator
+from onnx_conformance.generators.case import NotApplicable, Operator
 from onnx_conformance.generators.movement import axis_in, data, declared, ints_of
-from onnx_conformance.generators.semantics import Rejected, Undefined, attr, formal_inputs, named_outputs
+from onnx_conformance.generators.semantics import Rejected, Undefined, attr
 from onnx_conformance.generators.slice_family import documented, rule, variadic
 
 OPERATOR = Operator("Split", primary="T")
@@ -15,10 +15,11 @@ TWO_ROWS_OF_EIGHT = [list(range(1, 9)), list(range(9, 17))]
 
 
 @OPERATOR.semantics
-def split(v, attrs, inputs, count=None):
+def split(v, attrs, inputs, asked=None):
     """Consecutive parts along axis: of the lengths 'split' gives; else (Split-18) num_outputs parts of
-    ceil(dim / n), 'the last chunk will be smaller'; else (before 18) `count` equal parts, `count` being
-    the node's number of outputs, which the semantics is told only where a caller passes it."""
+    ceil(dim / n), 'the last chunk will be smaller'; else (before 18) as many equal parts as the node
+    has outputs (`asked`)."""
+    count = None if asked is None else len(asked)
     x = inputs["input"]
     if "axis" not in attrs and not v.schema.attributes["axis"].default_value.name:
         raise Undefined(f"Split-{v.since_version} gives 'axis' no default ('Which axis to split on')")
@@ -48,7 +49,7 @@ def split(v, attrs, inputs, count=None):
     else:
         if count is None:
             raise Undefined(f"Split-{v.since_version} without 'split' makes as many equal parts as the node has "
-                            "outputs, a count the semantics is not given")
+                            "outputs, and is not told them")
         if dim % count:
             raise Undefined(f"'the tensor is split to equal sized parts': {dim} elements make no {count} equal parts")
         lengths = [dim // count] * count
@@ -83,11 +84,7 @@ def equal(v, t, x, count, axis=None):
     if dim % count:
         return NotApplicable(f"Split-{v.since_version}: 'Otherwise, the tensor is split to equal sized parts.' "
                              "(a smaller last chunk is Split-18's)")
-    # Before Split-18 the number of parts is the node's number of outputs, which Operator.expect does not
-    # hand to the semantics: the same function, told the count.
-    inputs = {"input": x}
-    computed = split(v, attrs, formal_inputs(v.schema, inputs), count)
-    return Case(inputs, named_outputs(v.schema, computed, names(count)), attrs)
+    return OPERATOR.expect(v, {"input": x}, attrs, outputs=names(count))
 
 
 def given(v, t, x, lengths, axis=None):
