@@ -239,7 +239,7 @@ class Evaluator:
         for sparse in graph.sparse_initializer:
             scope[sparse.values.name] = _array(_dense(sparse))
         for formal, value in zip(graph.input, values):
-            scope[formal.name] = value
+            scope[formal.name] = _as_declared(value, formal.type)
         missing = [i.name for i in graph.input[len(values):] if i.name not in scope]
         if missing:
             raise ValueError(f"graph {graph.name!r}: no value for input {missing[0]!r}")
@@ -248,7 +248,7 @@ class Evaluator:
             if top and self.progress:
                 self.progress(k, count, node)
             self.run_node(node, scope, self.opsets)
-        return [scope[o.name] for o in graph.output]
+        return [_as_declared(scope[o.name], o.type) for o in graph.output]
 
     # -- nodes -----------------------------------------------------------------------------------
 
@@ -320,6 +320,15 @@ class Evaluator:
 
 # ---------------------------------------------------------------------------------------------
 # helpers
+
+
+def _as_declared(value: Any, tp: onnx.TypeProto) -> Any:
+    """A value where the graph declares an optional of its type: that optional, holding it (a Loop body's
+    optional(seq) input carrying the sequence its previous iteration made)."""
+    if tp.WhichOneof("value") == "optional_type" and value is not None and not isinstance(value, Opt):
+        inner = type_name(tp.optional_type.elem_type)
+        return Opt(value, inner[len("tensor("):-1] if inner.startswith("tensor(") else inner)
+    return value
 
 
 def bind_graphs(attrs: dict, v: OpVersion, domain: str, outer: dict, nodes_opset: int | None = None) -> dict:

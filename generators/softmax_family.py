@@ -28,8 +28,8 @@ Row = Callable[[list], list]
 
 def softmax_row(xs: list) -> list:
     """exp(x) / sum(exp(x)) over the row (computed as exp(x - max), the same value)."""
-    if any(mpmath.isnan(x) for x in xs):
-        return [mpmath.nan] * len(xs)  # exp(NaN) is NaN, and so is the sum every element divides by
+    if any(mpmath.isnan(x) for x in xs) or all(mpmath.isinf(x) and x < 0 for x in xs):
+        return [mpmath.nan] * len(xs)  # exp(NaN) is NaN, and so is the sum; only -inf: 0 / 0
     _no_infinite_ratio(xs, "Softmax")
     m = max(xs)
     e = [mpmath.exp(x - m) for x in xs]
@@ -39,8 +39,8 @@ def softmax_row(xs: list) -> list:
 
 def log_softmax_row(xs: list) -> list:
     """log(exp(x) / sum(exp(x))) over the row, as (x - max) - log(sum(exp(x - max)))."""
-    if any(mpmath.isnan(x) for x in xs):
-        return [mpmath.nan] * len(xs)
+    if any(mpmath.isnan(x) for x in xs) or all(mpmath.isinf(x) and x < 0 for x in xs):
+        return [mpmath.nan] * len(xs)  # only -inf: -inf - -inf, log(0 / 0)
     _no_infinite_ratio(xs, "LogSoftmax")
     m = max(xs)
     log_s = mpmath.log(mpmath.fsum(mpmath.exp(x - m) for x in xs))
@@ -48,10 +48,12 @@ def log_softmax_row(xs: list) -> list:
 
 
 def _no_infinite_ratio(xs: list, name: str) -> None:
-    """A row holding +inf (exp gives inf / inf) or only -inf (0 / 0): the formula gives no value."""
-    if any(mpmath.isinf(x) and x > 0 for x in xs) or all(mpmath.isinf(x) for x in xs):
-        raise Undefined(f"{name} of a row holding +inf, or only -inf, is inf / inf or 0 / 0: "
-                        "the formula gives no value")
+    """A row holding +inf: exp(x) / sum(exp(x)) gives inf / inf there and 0 elsewhere, exp(x - max) NaN
+    everywhere; the formula's two readings disagree, so it has no value. (A row of only -inf is 0 / 0 and
+    -inf - -inf in IEEE 754 either way: NaN, which the caller returns.)"""
+    if any(mpmath.isinf(x) and x > 0 for x in xs):
+        raise Undefined(f"{name} of a row holding +inf is inf / inf, or NaN from exp(x - max): the formula's "
+                        "readings disagree")
 
 
 def hardmax_row(xs: list) -> list:

@@ -17,7 +17,10 @@ NODES_OPSET = 26  # the ai.onnx opset onnx's own FlexAttention tests import (sub
 
 
 def mpf(x):
+    """An element's exact value in mpmath (infinities and NaN as they are: a score_mod may mask with -inf)."""
     q = exact(float(x))
+    if isinstance(q, float):
+        return mpmath.mpf(q)
     return mpmath.mpf(q.numerator) / q.denominator
 
 
