@@ -201,3 +201,66 @@ def test_expected_outputs_on_a_bad_model_is_one_line_naming_the_file(tmp_path):
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "bad.onnx" in done.stderr
     assert not (tmp_path / "case").exists()
+
+
+def test_subgraphs_read_the_enclosing_scope_and_agree_with_onnxruntime(exact):
+    """A Loop whose body adds an outer value each iteration and an If choosing by the trip count: the same
+    outputs as onnxruntime (a second source: integers, so exactly)."""
+    import onnxruntime as ort
+
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+         helper.make_node("Add", ["acc_in", "step"], ["acc_out"]),
+         helper.make_node("Identity", ["acc_out"], ["scan_out"])],
+        "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("acc_in", TensorProto.INT64, [2])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("acc_out", TensorProto.INT64, [2]),
+         helper.make_tensor_value_info("scan_out", TensorProto.INT64, [2])])
+    then = helper.make_graph([helper.make_node("Neg", ["total"], ["r"])], "then", [],
+                             [helper.make_tensor_value_info("r", TensorProto.INT64, [2])])
+    other = helper.make_graph([helper.make_node("Identity", ["total"], ["r2"])], "else", [],
+                              [helper.make_tensor_value_info("r2", TensorProto.INT64, [2])])
+    model = _model(
+        [helper.make_node("Loop", ["n", "", "start"], ["total", "steps"], body=body),
+         helper.make_node("Greater", ["n", "three"], ["big"]),
+         helper.make_node("If", ["big"], ["y"], then_branch=then, else_branch=other)],
+        [helper.make_tensor_value_info("n", TensorProto.INT64, []),
+         helper.make_tensor_value_info("start", TensorProto.INT64, [2]),
+         helper.make_tensor_value_info("step", TensorProto.INT64, [2])],
+        [helper.make_tensor_value_info("y", TensorProto.INT64, [2]),
+         helper.make_tensor_value_info("steps", TensorProto.INT64, [None, 2])],
+        [numpy_helper.from_array(np.array(3, np.int64), "three")], opset=16)
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    prepared = exact._prepare(model)
+    for n in (0, 2, 5):
+        feeds = [np.array(n, np.int64), np.array([1, -4], np.int64), np.array([10, 3], np.int64)]
+        ours = exact.run(prepared, feeds)
+        theirs = session.run(None, dict(zip(("n", "start", "step"), feeds)))
+        for a, b in zip(ours, theirs):
+            np.testing.assert_array_equal(a, b)
+            assert np.asarray(a).dtype == b.dtype
+
+
+def test_a_float_chain_is_correctly_rounded_and_onnxruntime_comes_within_its_budget(exact):
+    """Exp then Log of float inputs: ours is each node correctly rounded (checked against mpmath here);
+    onnxruntime's float result lands within the accuracy table's budget of ours."""
+    import mpmath
+    import onnxruntime as ort
+
+    from onnx_conformance.generators.rounding import PREC, exact as exactly, round_to
+
+    model = _model([helper.make_node("Exp", ["x"], ["e"]), helper.make_node("Log", ["e"], ["y"])],
+                   [helper.make_tensor_value_info("x", TensorProto.FLOAT, [64])],
+                   [helper.make_tensor_value_info("y", TensorProto.FLOAT, [64])])
+    x = np.random.default_rng(3).uniform(-8, 8, 64).astype(np.float32)
+    (ours,) = exact.run(exact._prepare(model), [x])
+    with mpmath.workprec(PREC):
+        e = np.array([round_to(exactly(mpmath.exp(mpmath.mpf(float(v)))), "float") for v in x], np.float32)
+        want = np.array([round_to(exactly(mpmath.log(mpmath.mpf(float(v)))), "float") for v in e], np.float32)
+    np.testing.assert_array_equal(ours, want)
+    theirs = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+    result = compare_outputs([ours], [theirs], {"ulp": 6}, ["float"])
+    assert result.status == "pass", result.detail
