@@ -40,7 +40,7 @@ def _timed(owner, name: str, label: str, sums: dict) -> None:
 
 def _instrument() -> None:
     """In an executor: time its steps; write the sums when it is told to end."""
-    from onnx_conformance.harness import executor, safety
+    from onnx_conformance.harness import executor_child, safety, verdict
 
     sums: dict = {}
     case_dir = safety._CaseDir
@@ -63,11 +63,11 @@ def _instrument() -> None:
     _timed(case_dir, "check_data_sets", "the test data checked (listing, reads and checks)", sums)
     _timed(safety, "check_model", "model.onnx checked in its turn (listing, read, parse, tensors)", sums)
     _timed(safety, "check_model_ahead", "model.onnx checked ahead, the test_data_set_N folders listed", sums)
-    _timed(executor, "_check_ahead", "a batch's models checked ahead (their sum)", sums)
-    _timed(executor, "data_sets", "the test data made arrays", sums)
-    _timed(executor, "compare_outputs", "outputs compared", sums)
-    _timed(executor, "run_case", "a case in its turn (the backend's session teardown included)", sums)
-    answer = executor._answer
+    _timed(executor_child, "_check_ahead", "a batch's models checked ahead (their sum)", sums)
+    _timed(verdict, "data_sets", "the test data made arrays", sums)
+    _timed(verdict, "compare_outputs", "outputs compared", sums)
+    _timed(executor_child, "run_case", "a case in its turn (the backend's session teardown included)", sums)
+    answer = executor_child._answer
 
     def answered(conn, adapter, case, *args, **kwargs):
         # The backend's prepare and run, timed by wrapping the adapter object once it is known.
@@ -78,7 +78,7 @@ def _instrument() -> None:
             adapter._stages_timed = True
         return answer(conn, adapter, case, *args, **kwargs)
 
-    executor._answer = answered
+    executor_child._answer = answered
     leave = os._exit
 
     def exit_and_write(code):

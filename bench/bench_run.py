@@ -6,12 +6,16 @@ for the model, read the test data with onnx's numpy_helper and run it, catching 
 processes, safety checks, grading against the committed baseline, results.jsonl, matrices, junit). The two
 alternate; the first pair warms the file cache and is dropped; medians and the ratio are printed.
 
-    python bench/bench_run.py [--cases cases] [-n 2] [--reps 3]
+    python bench/bench_run.py [--cases cases] [-n 2] [--reps 3] [--ours-args=ARGS]
+
+--ours-args passes more arguments to run-conformance: `--ours-args=--plain-pytest` times it without
+the shortcuts into pytest's internals (harness/fastpath.py), so the two figures show what they buy.
 """
 
 from __future__ import annotations
 
 import argparse
+import shlex
 import statistics
 import subprocess
 import sys
@@ -55,12 +59,12 @@ def bare(cases: str, workers: int) -> float:
     return time.perf_counter() - started
 
 
-def ours(cases: str, workers: int, expectations: str | None) -> float:
+def ours(cases: str, workers: int, expectations: str | None, extra: list[str] = ()) -> float:
     with tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()
         gate = ["--expectations", expectations] if expectations else []
         subprocess.run([sys.executable, "-m", "onnx_conformance.harness.cli", "--backend", "onnxruntime", "--cases", cases,
-                        "--report-dir", tmp, "-n", str(workers), "-q", *gate],
+                        "--report-dir", tmp, "-n", str(workers), "-q", *gate, *extra],
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         return time.perf_counter() - started
 
@@ -73,15 +77,17 @@ def main() -> None:
     # As CI runs it: against the committed baseline, so only regressions print a failure block
     p.add_argument("--expectations", default="reports/onnxruntime/expectations.txt",
                    help="baseline to gate against ('' for none: every non-pass then prints as FAILED)")
+    p.add_argument("--ours-args", default="", help="more arguments for run-conformance, one string (shell words)")
     a = p.parse_args()
+    extra = shlex.split(a.ours_args)
     b, o = [], []
     for _ in range(a.reps + 1):
         b.append(bare(a.cases, a.n))
-        o.append(ours(a.cases, a.n, a.expectations or None))
+        o.append(ours(a.cases, a.n, a.expectations or None, extra))
     b, o = b[1:], o[1:]
     mb, mo = statistics.median(b), statistics.median(o)
     print(f"bare onnxruntime, {a.n} processes: median {mb:.1f} s ({', '.join(f'{x:.1f}' for x in b)})")
-    print(f"run-conformance -n {a.n}: median {mo:.1f} s ({', '.join(f'{x:.1f}' for x in o)})")
+    print(f"run-conformance -n {a.n}{' ' + a.ours_args if a.ours_args else ''}: median {mo:.1f} s ({', '.join(f'{x:.1f}' for x in o)})")
     print(f"ratio (ours / bare): {mo / mb:.2f}x over {a.reps} alternating runs")
 
 

@@ -13,6 +13,7 @@ import os
 import sys
 from pathlib import Path
 
+from onnx_conformance.harness import options
 from onnx_conformance.harness.expectations import NOTHING_RAN, REGRESSED, SETUP_ERROR
 from onnx_conformance.harness.results import report_dir_for
 
@@ -31,44 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="run-conformance", description=DESCRIPTION, epilog=EPILOG, allow_abbrev=False,
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--backend", default="onnxruntime", metavar="NAME",
-                   help="built-in adapter, entry point in group onnx_conformance.backends, or a "
-                        "dotted module path (module or module:Class); default onnxruntime")
-    p.add_argument("--backend-option", action="append", default=[], metavar="KEY=VALUE",
-                   help="passed to the adapter; repeatable")
-    p.add_argument("--cases", metavar="DIR",
-                   help="corpus: DIR/node/<case>/ or DIR/<case>/ (any folder with a model.onnx); "
-                        "default: the project's cases/, generated first if missing")
-    p.add_argument("--report-dir", metavar="DIR", help="default reports/<backend>/")
-    p.add_argument("-n", dest="workers", metavar="N",
-                   help="executor processes running cases side by side (a number, or 'auto' for one "
-                        "per core); default 1")
-    p.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
-                   help="per case, load to compare; default 60")
-    p.add_argument("--expectations", metavar="FILE",
-                   help="baseline of known non-passing cases, lines 'case,status,reason'")
-    p.add_argument("--update-expectations", action="store_true",
-                   help="rewrite FILE from this run (every non-pass status, detail as reason)")
-    p.add_argument("--allow-fixes", action="store_true",
-                   help="an expected failure that now passes (or a fail that now only warns) does not fail the run")
-    p.add_argument("--strict", action="store_true",
-                   help="a warn (wrong only at values the corpus marks as needing more intermediate "
-                        "precision than the spec guarantees) with no baseline entry fails the run")
-    p.add_argument("--resume", action="store_true",
-                   help="keep the cases already in REPORT_DIR/results.jsonl and run the rest")
-    p.add_argument("--memory-limit", default="4G", metavar="SIZE",
-                   help="memory each executor process may use (4G, 512M; 0 for no limit); a "
-                        "backend that runs out is a crash of its case; default 4G")
-    p.add_argument("--op", action="append", default=[], metavar="NAME",
-                   help="only the cases of this operator (repeatable), by the index's operator name")
-    p.add_argument("--shard", metavar="K/N",
-                   help="run shard K of N (1-based): a deterministic, cost-balanced 1/N of the "
-                        "cases; merge the N report directories with merge-reports")
-    p.add_argument("--shard-durations", metavar="RESULTS_JSONL",
-                   help="an earlier results.jsonl whose per-case seconds balance the shards")
-    p.add_argument("--rerun-failures", type=int, default=0, metavar="N",
-                   help="rerun a failing case up to N times; a case whose status changes is "
-                        "'flaky' (never 'pass')")
+    options.add_to_parser(p)
     return p
 
 
@@ -104,32 +68,12 @@ def pytest_args(args: argparse.Namespace, cases: Path, report_dir: Path,
         "--capture=no",
         "-o", f"cache_dir={report_dir / '.pytest_cache'}",  # --lf remembers per report dir
         # No percentage at each line's end: a case pytest would only count is counted by the run
-        # itself (plugin.QUIET), which pytest's progress figure does not see. junit.xml, one testcase
+        # itself (fastpath.QUIET), which pytest's progress figure does not see. junit.xml, one testcase
         # per case, is the run's own too (harness/junit.py); a --junitxml of the user's still works.
         "-o", "console_output_style=classic",
-        "--conformance-cases", str(cases),
-        "--conformance-backend", args.backend,
-        "--conformance-report-dir", str(report_dir),
-        "--conformance-timeout", str(args.timeout),
-        "--conformance-memory-limit", args.memory_limit,
     ]
-    for pair in args.backend_option:
-        out += ["--conformance-backend-option", pair]
-    if args.expectations:
-        out += ["--conformance-expectations", args.expectations]
-    for op in args.op:
-        out += ["--conformance-op", op]
-    if args.shard:
-        out += ["--conformance-shard", args.shard]
-    if args.shard_durations:
-        out += ["--conformance-shard-durations", args.shard_durations]
-    if args.rerun_failures:
-        out += ["--conformance-rerun-failures", str(args.rerun_failures)]
-    for flag in ("update_expectations", "allow_fixes", "resume", "strict"):
-        if getattr(args, flag):
-            out.append("--conformance-" + flag.replace("_", "-"))
-    if args.workers is not None:
-        out += ["--conformance-workers", args.workers]
+    # Every option of the run, as the plugin spells it: the corpus and report directory as resolved here.
+    out += options.as_plugin_args(lambda dest: getattr(args, dest), {"cases": cases, "report_dir": report_dir})
     return [*out, *passthrough, str(cases)]
 
 
@@ -153,8 +97,9 @@ def main(argv: list[str] | None = None, *, exiting: bool = False) -> int:
     args, unknown = build_parser().parse_known_args(argv)
     passthrough = [*unknown, *passthrough]
 
-    if args.update_expectations and not args.expectations:
-        print("run-conformance: --update-expectations needs --expectations FILE", file=sys.stderr)
+    unmet = options.needs_unmet(lambda dest: getattr(args, dest))
+    if unmet:
+        print(f"run-conformance: {unmet}", file=sys.stderr)
         return SETUP_ERROR
     try:
         cases = Path(args.cases).resolve() if args.cases else default_cases()
@@ -179,7 +124,8 @@ def main(argv: list[str] | None = None, *, exiting: bool = False) -> int:
         rc = int(pytest.main(pytest_args(args, cases, report_dir, passthrough), plugins=[catcher]))
     finally:
         if not exiting:
-            gc.unfreeze()  # the run's items and results, frozen from plugin.pytest_runtestloop on
+            # the run's items and results, frozen from the run's start on (fastpath.FastPath.gc_run_starts)
+            gc.unfreeze()
     from onnx_conformance.harness.plugin import VERDICT  # only now: pytest must import the plugin itself to load it
 
     verdict = catcher.config.stash.get(VERDICT, None) if catcher.config is not None else None

@@ -8,7 +8,16 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from onnx_conformance.harness import dtypes
+from onnx_conformance.harness import distribution, dtypes
+
+# A case's tolerance: its index entry's `tolerance`, a dict with any of these keys (none: TOLERANCE).
+TOLERANCE_KEYS: dict[str, str] = {
+    "atol": "absolute: |got - expected| <= atol + rtol * |expected|, replacing the type's default (TOLERANCE)",
+    "rtol": "relative, in the same inequality",
+    "ulp": "float16, bfloat16, float, double: within this many units in the last place, or within atol",
+    "distribution": "a random operator's case: output `output` (default 0) judged on its distribution "
+                    "(harness/distribution.py's specs), not its values; the other outputs by the keys above",
+}
 
 # Default tolerance per ONNX dtype: |got - expected| <= atol + rtol * |expected|.
 # rtol is a few units in the last place of the format, so a backend that rounds once more than
@@ -19,7 +28,7 @@ from onnx_conformance.harness import dtypes
 # Not listed = exact: integers, bool and string by definition; the float8/float4/e8m0 formats
 # because the operators that accept them (Cast, QuantizeLinear, Identity, Reshape, Where, ...)
 # either move data or round by a rule the spec states, so any difference is a rounding bug.
-# A case's index entry may override with {"atol": ..., "rtol": ...}.
+# A case's tolerance may override them (TOLERANCE_KEYS).
 TOLERANCE: dict[str, tuple[float, float]] = {
     #             atol    rtol
     "double": (1e-12, 1e-9),  # eps 2.2e-16; still far below float's 6e-8 rounding
@@ -52,16 +61,13 @@ def compare_outputs(
     dtype_names: list[str] | None = None,
 ) -> Comparison:
     """`dtype_names` gives the expected outputs' ONNX types when the caller knows them from the
-    TensorProtos; otherwise they are read from the expected arrays."""
-    if tolerance and "distribution" in tolerance:
-        # a random operator's case: judged on its distribution, not its values (harness/distribution.py)
-        from onnx_conformance.harness.distribution import judge
-
-        return judge(expected, actual, tolerance["distribution"], dtype_names, tolerance)
+    TensorProtos; otherwise they are read from the expected arrays. `tolerance`: TOLERANCE_KEYS."""
     if actual is None or not isinstance(actual, (list, tuple)):
         return Comparison("fail", f"outputs are {type(actual).__name__}, expected a list of {len(expected)}")
     if len(actual) != len(expected):
         return Comparison("fail", f"output count {len(actual)} != expected {len(expected)}")
+    if tolerance and "distribution" in tolerance:
+        return _judge(expected, actual, tolerance, dtype_names)
     total = Comparison("pass", mismatches=0)
     for k, (e, a) in enumerate(zip(expected, actual)):
         name = dtype_names[k] if dtype_names and k < len(dtype_names) else None
@@ -72,6 +78,31 @@ def compare_outputs(
         total.max_rel_err = _max(total.max_rel_err, one.max_rel_err)
         total.max_ulp = _max(total.max_ulp, one.max_ulp)
     return total
+
+
+def _judge(expected: list, actual: list, tolerance: dict, dtype_names: list[str] | None) -> Comparison:
+    """A random operator's case: the judged output's shape and type as any output's, then its values'
+    distribution (distribution.check); every other output compared as usual."""
+    spec = tolerance["distribution"]
+    which = int(spec.get("output", 0))
+    rest = {k: v for k, v in tolerance.items() if k != "distribution"} or None
+    result = None
+    for k, (e, a) in enumerate(zip(expected, actual)):
+        name = dtype_names[k] if dtype_names and k < len(dtype_names) else None
+        where = f"output {k}"
+        if k != which:
+            one = _compare(where, e, a, rest, name)
+            if one.status != "pass":
+                return one
+            continue
+        failed, e, a, want = _tensor_form(where, np.asarray(e), a, name)
+        if failed is not None:
+            return failed
+        status, detail, bad = distribution.check(a, spec, want)
+        result = Comparison(status, f"{where}: {detail}", mismatches=bad)
+        if status != "pass":
+            return result
+    return result or Comparison("fail", f"no output {which} to judge")
 
 
 def _max(a, b):
@@ -103,17 +134,9 @@ def _compare(where: str, e: Any, a: Any, tolerance: dict | None, name: str | Non
         if a is None:
             return Comparison("pass", mismatches=0)
         return Comparison("fail", f"{where} is {_kind(a)}, expected an empty optional")
-    e = np.asarray(e) if isinstance(e, np.generic) else e
-    a = np.asarray(a) if isinstance(a, np.generic) else a
-    if not isinstance(a, np.ndarray):
-        want = name or _name(e.dtype)
-        return Comparison("fail", f"{where} is {_kind(a)}, expected a {want} tensor of shape {e.shape}")
-    if a.shape != e.shape:
-        return Comparison("fail", f"{where} shape {a.shape} != expected {e.shape}")
-    want = name or _name(e.dtype)
-    got = _name(a.dtype)
-    if got != want:
-        return Comparison("fail", f"{where} dtype {got} != expected {want}")
+    failed, e, a, want = _tensor_form(where, e, a, name)
+    if failed is not None:
+        return failed
     if want == "string":
         es, as_ = _strings(e), _strings(a)
         return _compare_exact(where, es, as_, es, as_)
@@ -122,6 +145,21 @@ def _compare(where: str, e: Any, a: Any, tolerance: dict | None, name: str | Non
     if want in TOLERANCE or (tolerance and want != "bool"):
         return _compare_close(where, e, a, want, tolerance)
     return _compare_exact(where, e, a, e, a)
+
+
+def _tensor_form(where: str, e: Any, a: Any, name: str | None) -> tuple[Comparison | None, Any, Any, str | None]:
+    """(the failure, or None when `a` is a tensor of `e`'s shape and type; both as arrays; the ONNX type)."""
+    e = np.asarray(e) if isinstance(e, np.generic) else e
+    a = np.asarray(a) if isinstance(a, np.generic) else a
+    want = name or _name(e.dtype)
+    if not isinstance(a, np.ndarray):
+        return Comparison("fail", f"{where} is {_kind(a)}, expected a {want} tensor of shape {e.shape}"), e, a, want
+    if a.shape != e.shape:
+        return Comparison("fail", f"{where} shape {a.shape} != expected {e.shape}"), e, a, want
+    got = _name(a.dtype)
+    if got != want:
+        return Comparison("fail", f"{where} dtype {got} != expected {want}"), e, a, want
+    return None, e, a, want
 
 
 def _map_key(k: Any) -> str:

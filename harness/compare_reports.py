@@ -9,6 +9,8 @@ from pathlib import Path
 
 from onnx_conformance.harness.reports import _one_line
 from onnx_conformance.harness.results import read_json, read_results
+# The backend did not try: not counted as disagreeing.
+from onnx_conformance.harness.statuses import DECLINED
 
 # Two failing answers "differ in numbers" when their largest errors are further apart than this.
 NUMBERS_RTOL = 1e-6
@@ -57,9 +59,6 @@ def _numbers_differ(values: list) -> bool:
         return False
     lo, hi = min(nums), max(nums)
     return hi - lo > NUMBERS_RTOL * max(abs(hi), abs(lo), 1e-30)
-
-
-DECLINED = ("unsupported", "skip")
 
 
 def answered_differently(row: dict) -> bool:

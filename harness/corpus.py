@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import sys
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -14,16 +13,9 @@ from typing import NamedTuple
 import numpy as np
 
 from onnx_conformance.harness.dtypes import name_of
-
-MODEL = "model.onnx"
-INDEX = "index.json"
-EXPECT_OUTPUT = "expect-output"
-EXPECT_ERROR = "expect-error"
-
-_NUMBERED = re.compile(r"^(?:test_data_set|input|output)_(\d+)(?:\.pb)?$")
-# In safety.check_case's `parsed`: [(set name, input file names, output file names)], in order,
-# as the checks listed them (no path of a test-data file is a bare word, so the keys cannot meet).
-SET_FILES = "sets"
+# The layout's names, read by callers from here too (corpus.EXPECT_ERROR, corpus.SET_FILES).
+from onnx_conformance.harness.layout import EXPECT_ERROR, EXPECT_OUTPUT, INDEX, MODEL, SET_FILES, numbered  # noqa: F401
+from onnx_conformance.harness.safety import read_model, symlink_leaving
 
 
 class CorpusError(Exception):
@@ -75,8 +67,6 @@ def read_corpus(root: Path) -> Corpus:
     root = Path(root)
     if not root.is_dir():
         raise CorpusError(f"cases directory {root} does not exist")
-    from onnx_conformance.harness.safety import symlink_leaving
-
     index, index_hash = _read_index(root)
     found: dict[str, str] = {}
     unsafe: dict[str, str] = {}  # folders that are symlinks out of the corpus: reported, not read
@@ -172,8 +162,6 @@ def _inferred(name: str, case_dir: str) -> Case:
     """Facts read from the model itself, for corpora without an index (onnx's own data/node)."""
     from onnx import defs
 
-    from onnx_conformance.harness.safety import read_model
-
     try:  # size- and symlink-checked: a hostile model.onnx costs the controller nothing
         model = read_model(str(case_dir))
     except Exception:  # an unreadable model is still a case: loading it will say why
@@ -202,15 +190,6 @@ class DataSet:
     inputs: list[np.ndarray]
     outputs: list[np.ndarray]  # empty for expect-error cases
     output_dtypes: list[str]
-
-
-def _numbered(names, prefix: str) -> list[str]:
-    picked = []
-    for n in names:
-        m = _NUMBERED.match(n)
-        if m and n.startswith(prefix):
-            picked.append((int(m.group(1)), n))
-    return [n for _, n in sorted(picked)]
 
 
 def read_tensor(path: str) -> tuple[np.ndarray, str]:
@@ -302,9 +281,9 @@ def data_sets(case_dir: str, types: tuple[list, list] | None = None,
     listed = parsed.get(SET_FILES)
     if listed is None:
         listed = []
-        for set_name in _numbered(os.listdir(case_dir), "test_data_set_"):
+        for set_name in numbered(os.listdir(case_dir), "test_data_set_"):
             files = os.listdir(os.path.join(case_dir, set_name))
-            listed.append((set_name, _numbered(files, "input_"), _numbered(files, "output_")))
+            listed.append((set_name, numbered(files, "input_"), numbered(files, "output_")))
     sets = []
     for set_name, in_names, out_names in listed:
         inputs = [value(set_name, n, in_types, k)[0] for k, n in enumerate(in_names)]

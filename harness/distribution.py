@@ -5,7 +5,8 @@ compared: the spec promises nothing about them, not even across runs with the sa
 does promise is their distribution, so a case whose tolerance is {"distribution": {...}} is
 judged here instead of value by value:
 
-1. the output count, every shape and every type exactly, as for any case;
+1. the output count, every shape and every type exactly, as for any case (harness/compare.py,
+   which owns a case's tolerance and hands the judged output here);
 2. every value possible: inside [low, high] for uniform (high itself only as the rounding of a
    draw just below it to the output type), finite for normal, 0 or 1 for Bernoulli (and exactly
    0 where p = 0, 1 where p = 1), a class of probability > 0 for Multinomial;
@@ -33,7 +34,6 @@ scipy is imported when such a case is judged, or ahead of it by warm_up().
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 
@@ -47,44 +47,9 @@ def warm_up() -> None:
     from scipy import stats  # noqa: F401
 
 
-def judge(expected: list, actual: Any, spec: dict, dtype_names: list[str] | None = None,
-          tolerance: dict | None = None):
-    """compare_outputs for a case whose tolerance names a distribution."""
-    from onnx_conformance.harness.compare import Comparison, _compare, _name
-
-    if actual is None or not isinstance(actual, (list, tuple)):
-        return Comparison("fail", f"outputs are {type(actual).__name__}, expected a list of {len(expected)}")
-    if len(actual) != len(expected):
-        return Comparison("fail", f"output count {len(actual)} != expected {len(expected)}")
-    which = int(spec.get("output", 0))
-    rest = {k: v for k, v in (tolerance or {}).items() if k != "distribution"} or None
-    result = None
-    for k, (e, a) in enumerate(zip(expected, actual)):
-        name = dtype_names[k] if dtype_names and k < len(dtype_names) else None
-        where = f"output {k}"
-        if k != which:
-            one = _compare(where, e, a, rest, name)
-            if one.status != "pass":
-                return one
-            continue
-        e = np.asarray(e)
-        if not isinstance(a, (np.ndarray, np.generic)):
-            return Comparison("fail", f"{where} is {type(a).__name__}, expected a tensor of shape {e.shape}")
-        a = np.asarray(a)
-        if a.shape != e.shape:
-            return Comparison("fail", f"{where} shape {a.shape} != expected {e.shape}")
-        want, got = name or _name(e.dtype), _name(a.dtype)
-        if got != want:
-            return Comparison("fail", f"{where} dtype {got} != expected {want}")
-        status, detail, bad = check(a, spec, want)
-        result = Comparison(status, f"{where}: {detail}", mismatches=bad)
-        if status != "pass":
-            return result
-    return result or Comparison("fail", f"no output {which} to judge")
-
-
 def check(values: np.ndarray, spec: dict, type_name: str = "float") -> tuple[str, str, int]:
-    """(status, detail, count of impossible values) for one drawn tensor against `spec`."""
+    """(status, detail, count of impossible values) for one drawn tensor against `spec`; the tensor's
+    shape and type are compare.compare_outputs' to check, as for any output."""
     kind = spec.get("kind")
     if kind not in KINDS:
         raise ValueError(f"unknown distribution kind {kind!r} (know {', '.join(KINDS)})")

@@ -1,36 +1,30 @@
-"""Runs cases in a persistent child process, so a backend that aborts or hangs costs one case."""
+"""Runs cases in a persistent child process, so a backend that aborts or hangs costs one case: the process and its protocol, from the parent's side."""
 
 from __future__ import annotations
 
 import collections
 import marshal
-import math
 import multiprocessing
 import multiprocessing.connection
 import os
 import select
 import signal
-import sys
 import tempfile
 import time
-from typing import Any
 
 from onnx_conformance.harness import safety
-from onnx_conformance.harness.compare import compare_outputs
-from onnx_conformance.harness.corpus import EXPECT_ERROR, data_sets, value_types
-from onnx_conformance.harness.results import MEASURED, measured_result, new_result, plain
+# What the child runs (executor_child.serve); the verdict on each case is verdict.run_case's. Here,
+# the process from the outside: start it, feed it, read its answers, and what its death or silence
+# becomes. The child's stage (verdict.IDLE, LOAD, ...) sits in shared memory this side reads.
+from onnx_conformance.harness.executor_child import memory_detail, serve
+from onnx_conformance.harness.results import measured_result, new_result
+from onnx_conformance.harness.statuses import CRASH, ERROR, TIMEOUT
+from onnx_conformance.harness.verdict import DETAIL_LIMIT, IDLE, STAGE_NAMES, run_case  # noqa: F401 - run_case, DETAIL_LIMIT: read from here too
 
-# What the child is doing, kept in shared memory so a crash can still say where it happened.
-IDLE, LOAD, RUN, COMPARE = 0, 1, 2, 3
-STAGE_NAMES = {LOAD: "load", RUN: "run", COMPARE: "compare"}
 GRACE_SECONDS = 0.5
-DETAIL_LIMIT = 800
 TAIL_BYTES = 8192  # of the backend's stdout/stderr, kept for a crash report
-# The child's stdout/stderr file is emptied at the start of a case once it holds more than this.
-LOG_BOUND = 1 << 20
 # Where the backend may run out of memory in a way that does not raise MemoryError in Python.
 _OUT_OF_MEMORY = ("MemoryError", "bad_alloc", "Cannot allocate memory", "out of memory")
-LIMITS = safety.Limits()  # the executor's own, set by _serve from --memory-limit
 
 
 def _message(case) -> dict:
@@ -43,16 +37,6 @@ class BackendUnavailable(Exception):
     """The backend could not be imported or constructed; the message is one line for the user."""
 
 
-def one_line(text: str, limit: int = DETAIL_LIMIT) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def describe(exc: BaseException) -> str:
-    message = one_line(str(exc))
-    return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
-
-
 def describe_exit(exitcode: int | None) -> str:
     if exitcode is None:
         return "did not exit"
@@ -62,373 +46,6 @@ def describe_exit(exitcode: int | None) -> str:
         except ValueError:
             return f"died with signal {-exitcode}"
     return f"exited with code {exitcode}"
-
-
-# ---------------------------------------------------------------------------------------------
-# Inside the child
-
-
-def run_case(adapter: Any, case: dict, stage=None, checked: tuple | None = None) -> dict:
-    """Load, run and compare one case with `adapter`; every outcome is a result dict, never a raise.
-
-    `stage` is the shared byte the parent reads if this process dies mid-case; `checked` is what
-    _check_ahead found of the case's model.onnx and the seconds that took, when it did.
-    """
-    started = time.perf_counter() - (checked[1] if checked else 0.0)
-
-    def mark(value: int) -> None:
-        if stage is not None:
-            stage.value = value
-
-    def finish(status: str, where: str | None = None, detail: str | None = None, **metrics):
-        mark(IDLE)
-        return new_result(case, status=status, stage=where, detail=detail,
-                          seconds=time.perf_counter() - started, **metrics)
-
-    if case.get("unsafe"):  # found so by the corpus walk: nothing of it is read
-        return finish("error", "load", case["unsafe"])
-    if case.get("skip"):
-        return finish("skip", None, case["skip"])
-
-    mark(LOAD)
-    capabilities = getattr(adapter, "capabilities", None)
-    reason = _declined(capabilities, case)
-    if reason:
-        return finish("unsupported", "load", reason)
-    try:  # model.onnx before the backend sees a byte of it, the test data before it runs (issue 6)
-        if checked is None:
-            found = safety.check_model(case["path"], LIMITS)
-        elif isinstance(checked[0], safety.UnsafeCase):
-            raise checked[0]
-        else:
-            found = checked[0]
-    except safety.UnsafeCase as e:
-        return finish("error", "load", one_line(str(e)))
-    model, check_data = found.model, found.check_data
-    if capabilities is not None:
-        ir = model.ir_version if getattr(capabilities, "ir", None) else None
-        reason = capabilities.reason_unsupported(case.get("opset"), ir, case.get("dtype"), case.get("types"))
-        if reason:
-            return finish("unsupported", "load", reason)
-
-    expect_error = case.get("kind") == EXPECT_ERROR
-    model_path = os.path.join(case["path"], "model.onnx")
-    try:
-        # the bytes checked, to an adapter that can load them (Adapter.prepare_checked)
-        prepare = getattr(adapter, "prepare_checked", None)
-        prepared = adapter.prepare(model_path) if prepare is None else prepare(model_path, found.data)
-    except MemoryError:
-        raise  # the memory limit: _serve reports it and starts afresh
-    except Exception as e:
-        if expect_error:
-            return finish(_refused(adapter, e, "load"), "load", describe(e))
-        return finish(_classify(adapter, e, "load"), "load", describe(e))
-
-    # The test data only once the model loaded: a case its backend cannot load (two in five of
-    # a whole-corpus run on onnxruntime) reads none of it.
-    parsed: dict = {}  # the test data as checked, so it is not read twice
-    try:
-        check_data(case.get("kind"), parsed)
-    except safety.UnsafeCase as e:
-        return finish("error", "load", one_line(str(e)))
-    try:
-        # The graph's declared types say which files hold sequences, optionals or maps.
-        sets = data_sets(case["path"], value_types(model), parsed)
-    except MemoryError:
-        raise
-    except Exception as e:
-        return finish("error", "load", f"cannot read the case's test data: {describe(e)}")
-    if not sets and not expect_error:
-        return finish("error", "load", "no test_data_set_* directory in the case")
-
-    worst: dict = {}
-    said = None
-    for data in sets:
-        mark(RUN)
-        try:
-            outputs = adapter.run(prepared, data.inputs)
-        except MemoryError:
-            raise
-        except Exception as e:
-            if expect_error:
-                return finish(_refused(adapter, e, "run"), "run", describe(e))
-            return finish(_classify(adapter, e, "run"), "run", _where(sets, data, describe(e)))
-        if expect_error:
-            continue
-        mark(COMPARE)
-        try:
-            got = compare_outputs(data.outputs, list(outputs), case.get("tolerance"),
-                                  data.output_dtypes)
-        except Exception as e:
-            return finish("error", "compare", _where(sets, data, f"comparing: {describe(e)}"))
-        metrics = {k: getattr(got, k, None) for k in
-                   ("max_abs_err", "max_rel_err", "max_ulp", "mismatches", "first_bad_index")}
-        if got.status != "pass":
-            status, detail = "fail", one_line(got.detail)
-            if case.get("quality") and _only_marked(data, list(outputs), case):
-                status, detail = "warn", one_line(f"{got.detail}; only at values marked: {case['quality']['reason']}")
-            return finish(status, "compare", _where(sets, data, detail), **metrics)
-        for k, v in metrics.items():
-            if v is not None and k != "first_bad_index":
-                worst[k] = v if worst.get(k) is None else max(worst[k], v)
-        said = got.detail or said  # a pass with words: a random case's statistic and p-value
-    if expect_error:
-        what = "got outputs" if sets else "the model loaded and there is no input to run"
-        return finish("fail", "run", f"expected an error, {what}")
-    return finish("pass", None, one_line(said) if said else None, **worst)
-
-
-def _declined(capabilities, case: dict) -> str | None:
-    """Why the adapter declines the case by the index's facts alone, before a byte of it is read:
-    the reason the full check in run_case gives (the opset's comes first there, and the types'
-    when the adapter claims no IR range: the model's IR version comes second)."""
-    if capabilities is None:
-        return None
-    return capabilities.reason_unsupported(case.get("opset"), None, None) or (
-        None if getattr(capabilities, "ir", None) else
-        capabilities.reason_unsupported(None, None, case.get("dtype"), case.get("types")))
-
-
-def _check_ahead(adapter, batch: list, stage, working, sent: int) -> dict[int, tuple]:
-    """{position in the batch: (what run_case's check of model.onnx finds, a safety.CheckedModel
-    or the UnsafeCase, and the seconds it took)} for the batch's cases that will read their model
-    (safety.check_model_ahead): the checks run back to back, while their code and data are in the
-    caches, not each after the backend's last session creation evicted them (a folder listing
-    25 -> 10 us, bench/bench_executor_stages.py). `working` says which case this process is on, for the
-    parent to blame a crash or a hang on the right one: here the case checked, not the first
-    unanswered. A case whose check ends any other way (a model too big to hold ahead, a harness
-    error, memory) is checked again in its turn, which then reports what happens as it would."""
-    capabilities = getattr(adapter, "capabilities", None)
-    checked: dict[int, tuple] = {}
-    held = 0  # bytes of model.onnx held ahead
-    stage.value = LOAD
-    try:
-        for i, case in enumerate(batch):
-            if held > safety.AHEAD_BYTES:
-                break  # the rest are checked in their turn: no more than this is held ahead
-            if case.get("unsafe") or case.get("skip") or _declined(capabilities, case):
-                continue
-            if working is not None:
-                working.value = sent + i
-            started = time.perf_counter()
-            try:
-                found = safety.check_model_ahead(case["path"], LIMITS)
-            except safety.UnsafeCase as e:
-                found = e
-            except MemoryError:
-                break  # this check's memory is let go; it and the rest are checked in their turn
-            except Exception:  # noqa: BLE001 - safety.Later, or what the check in its turn reports
-                continue
-            checked[i] = (found, time.perf_counter() - started)
-            held += len(found.data) if isinstance(found, safety.CheckedModel) and found.data else 0
-    finally:
-        stage.value = IDLE
-    return checked
-
-
-def _only_marked(data, outputs: list, case: dict) -> bool:
-    """Whether every value outside the case's quality marks is right: the expected outputs with
-    each marked element taken from what the backend answered, compared again. The marks are values
-    whose formula overflows the type on the way to a representable result (the mean of
-    [FLT_MAX, FLT_MAX]): the spec does not promise the intermediate precision that reaches them."""
-    import numpy as np
-
-    expected = list(data.outputs)
-    try:
-        for k, flat in case["quality"]["outputs"].items():
-            k = int(k)
-            e, a = np.array(expected[k], copy=True), np.asarray(outputs[k])
-            if e.shape != a.shape:
-                return False
-            e.reshape(-1)[flat] = a.astype(e.dtype).reshape(-1)[flat]
-            expected[k] = e
-        return compare_outputs(expected, outputs, case.get("tolerance"), data.output_dtypes).status == "pass"
-    except Exception:  # a malformed mark or an answer of another kind: the failure stands
-        return False
-
-
-def _where(sets, data, detail: str) -> str:
-    return f"{data.name}: {detail}" if len(sets) > 1 else detail
-
-
-def _refused(adapter, exc: BaseException, stage: str) -> str:
-    """An expect-error case's verdict on an error: `pass` when the backend rejected the model, but
-    `unsupported` when what it raised is a decline (no kernel, type or opset not supported): a
-    backend that runs none of an operator has shown nothing about rejecting bad input."""
-    return "unsupported" if _classify(adapter, exc, stage) == "unsupported" else "pass"
-
-
-def _classify(adapter, exc: BaseException, stage: str) -> str:
-    try:
-        status = adapter.classify(exc, stage)
-    except Exception:  # a broken classify must not hide the backend's own error
-        return "error"
-    return status if status in ("unsupported", "error") else "error"
-
-
-def _serve(conn, backend: str, options: dict, stage, log, memory_limit: int | None = None,
-           parent: int | None = None, mark=None, working=None) -> None:
-    global LIMITS
-    _die_with(parent)
-    if hasattr(signal, "pthread_sigmask"):  # started from a dispatch thread, which blocks these
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
-    # The backend's own stdout/stderr go to an unlinked file the parent also holds: a crash
-    # report carries the backend's last words (an abort message, a CUDA error), read from where
-    # the crashing case began (`mark`, kept in shared memory: nothing is written or woken per
-    # case), and a backend printing megabytes never blocks; the file is emptied between cases
-    # once it holds more than LOG_BOUND, and is gone with the processes holding it.
-    os.dup2(log.fileno(), 1)
-    os.dup2(log.fileno(), 2)
-    log.close()
-    for stream in (sys.stdout, sys.stderr):
-        if stream is not None and hasattr(stream, "reconfigure"):
-            stream.reconfigure(line_buffering=True)  # Python's own last words survive an abort
-    if memory_limit:
-        _limit_memory(memory_limit)
-    LIMITS = safety.limits_for(memory_limit)
-    try:
-        from onnx_conformance.harness.backends import registry
-
-        adapter = registry.load(backend, dict(options))
-        info = {"name": getattr(adapter, "name", backend), "version": str(adapter.version)}
-    except Exception as e:
-        not_found = type(e).__name__ == "BackendNotFound"
-        conn.send(("failed", one_line(str(e)) if not_found else
-                   f"cannot load backend {backend!r}: {describe(e)}"))
-        return
-    conn.send(("ready", info))
-    if not conn.poll(0):
-        # No case yet (the parent is still reading the corpus; the cores are not all busy): what
-        # judging a random operator's outputs imports is imported now, not in the middle of the run.
-        from onnx_conformance.harness import distribution
-
-        try:
-            distribution.warm_up()
-        except Exception:  # noqa: BLE001 - only ahead of time: a case that needs it says why
-            pass
-    sent = 0  # answers sent: the number of the case this process works on (`working`)
-    while True:
-        try:
-            message = conn.recv()
-        except (EOFError, OSError):  # the parent went away: nothing left to answer
-            return
-        if message is None:
-            # The run is over, and the parent waits for this process to end: it ends now, without
-            # unloading the backend and every module (~0.2 s of a run's serial end).
-            for stream in (sys.stdout, sys.stderr):
-                if stream is not None:
-                    stream.flush()
-            os._exit(0)
-        # One case, or a batch of them answered one result each, in order (Executor.submit).
-        batch = message if isinstance(message, list) else [message]
-        if len(batch) > 1:
-            if mark is not None:
-                _case_starts(mark)  # a crash while checking ahead quotes what was said since
-            checked = _check_ahead(adapter, batch, stage, working, sent)
-        else:
-            checked = {}
-        for i, case in enumerate(batch):
-            if working is not None:
-                working.value = sent
-            if not _answer(conn, adapter, case, stage, memory_limit, mark, checked.pop(i, None)):
-                return
-            sent += 1
-
-
-def _case_starts(mark) -> None:
-    """Where this case's words begin in the stdout/stderr file, for the parent to read from
-    should the case kill this process; an earlier case's words are dropped once they pass
-    LOG_BOUND (fds 1 and 2 share one file offset: both move back with it)."""
-    try:
-        where = os.lseek(1, 0, os.SEEK_CUR)
-        if where > LOG_BOUND:
-            os.ftruncate(1, 0)
-            where = os.lseek(1, 0, os.SEEK_SET)
-    except OSError:  # not the file _serve set up (run_case called in-process): nothing kept
-        return
-    mark.value = where
-
-
-def _answer(conn, adapter, case: dict, stage, memory_limit: int | None, mark=None,
-            checked: tuple | None = None) -> bool:
-    """Run one case and send its result; False when this process must end (out of memory, or
-    the parent is gone)."""
-    if mark is not None:
-        _case_starts(mark)
-    out_of_memory = False
-    try:
-        result = run_case(adapter, case, stage, checked)
-    except MemoryError:
-        out_of_memory = True  # built below, once the frames holding the memory are gone
-    except Exception as e:  # a harness bug still answers, so the run goes on
-        result = new_result(case, status="error", stage=STAGE_NAMES.get(stage.value),
-                            detail=f"harness: {describe(e)}")
-    if out_of_memory:
-        where = STAGE_NAMES.get(stage.value)
-        result = new_result(case, status="crash", stage=where,
-                            detail=memory_detail(memory_limit, where, "MemoryError"))
-    # JSON-ready here, where the case ran, not in the one process that reports them all; only what
-    # the case measured, in MEASURED's order (the parent has the case's facts, its message, and
-    # rebuilds the same result in Executor.collect), and whether this process ends after it.
-    values = tuple([v if type(v) in _PLAIN or (type(v) is float and math.isfinite(v)) else plain(v)
-                    for v in map(result.get, MEASURED)])
-    try:
-        data = marshal.dumps((values, out_of_memory))
-    except ValueError:  # a value plain() left as it was, which marshal cannot write: its text
-        data = marshal.dumps((tuple(v if type(v) in _PLAIN or type(v) is float else str(v)
-                                    for v in values), out_of_memory))
-    try:
-        _send(conn, data)
-    except OSError:
-        return False
-    # A process that ran out is not trusted with the next case: start afresh.
-    return not out_of_memory
-
-
-_PLAIN = {str, int, bool, type(None)}  # what plain() gives back as it is
-# An answer is plain data (str, int, float, bool, None, lists of them), so it travels as marshal,
-# which this same interpreter reads back (Executor._frame): half pickle's time in an executor whose
-# caches onnxruntime's session just evicted (~3 us against ~7 a case). It is written in one
-# os.write where it fits a pipe's atomic write, framed as Connection.send_bytes frames it (its
-# layers of checks took another ~3 us); a longer one goes through send_bytes.
-_ATOMIC = getattr(select, "PIPE_BUF", 0) - 4
-
-
-def _send(conn, data: bytes) -> None:
-    if len(data) <= _ATOMIC:
-        os.write(conn.fileno(), len(data).to_bytes(4, "big") + data)
-    else:
-        conn.send_bytes(data)
-
-
-def memory_detail(limit: int | None, where: str | None, what: str) -> str:
-    size = f" of {safety.size_text(limit)} bytes" if limit else ""
-    during = f" during {where}" if where else ""
-    return f"memory limit{size} reached{during} ({what})"
-
-
-def _limit_memory(limit: int) -> None:
-    """RLIMIT_DATA where the kernel counts every private writable mapping in it (Linux 4.7+):
-    unlike RLIMIT_AS it ignores address space a runtime only reserves, and shared libraries."""
-    import resource
-
-    which = resource.RLIMIT_DATA if sys.platform.startswith("linux") else resource.RLIMIT_AS
-    _, hard = resource.getrlimit(which)
-    soft = limit if hard == resource.RLIM_INFINITY else min(limit, hard)
-    resource.setrlimit(which, (soft, hard))
-
-
-def _die_with(parent: int | None) -> None:
-    """This process ends when its parent does, even while a backend call hangs (no orphans)."""
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-
-            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-        except (OSError, AttributeError):
-            pass
-    if parent is not None and os.getppid() != parent:
-        os._exit(0)  # the parent died before the line above took effect
 
 
 # ---------------------------------------------------------------------------------------------
@@ -458,7 +75,7 @@ class Executor:
         self._conn = None
         self._poller = None  # select.poll on _conn: an answer waiting, without a selector per look
         self._stage = None
-        self._working = None  # which case the child is on, counted in answers (_serve's `sent`)
+        self._working = None  # which case the child is on, counted in answers (serve's `sent`)
         self._answered = 0  # answers taken in from this child
         self._tail: _Tail | None = None  # the child's stdout/stderr, for its last words
         self._stopped = False
@@ -498,7 +115,7 @@ class Executor:
             raise BackendUnavailable(f"cannot make the executor's output file: {e.strerror}") from None
         parent, child = ctx.Pipe()
         log_write = multiprocessing.connection.Connection(os.dup(tail.fd))  # carries the fd over
-        proc = ctx.Process(target=_serve, name="conformance-executor",
+        proc = ctx.Process(target=serve, name="conformance-executor",
                            args=(child, self.backend, self.options, self._stage, log_write,
                                  self.memory_limit, os.getpid(), mark, self._working))
         try:
@@ -687,7 +304,7 @@ class Executor:
         where = STAGE_NAMES.get(self._stage.value)
         if not answered:
             self._kill()
-            result = new_result(message, status="timeout", stage=where, seconds=seconds,
+            result = new_result(message, status=TIMEOUT, stage=where, seconds=seconds,
                                 detail=f"no answer within {self.timeout:g} s" +
                                        (f", during {where}" if where else ""))
         else:
@@ -699,7 +316,7 @@ class Executor:
                 detail = memory_detail(self.memory_limit, where, f"executor {why}") + tail
             else:
                 detail = f"executor {why}" + (f" during {where}" if where else "") + tail
-            result = new_result(message, status="crash", stage=where, seconds=seconds, detail=detail)
+            result = new_result(message, status=CRASH, stage=where, seconds=seconds, detail=detail)
         self._done += self._restart(rest, wait=False)
         return message, result
 
@@ -715,7 +332,7 @@ class Executor:
         return done
 
     def _unstartable(self, messages: list[dict], e: BackendUnavailable) -> None:
-        self._done += [(m, new_result(m, status="error", stage="load",
+        self._done += [(m, new_result(m, status=ERROR, stage="load",
                                       detail=f"executor could not start: {e}")) for m in messages]
 
     # -- stopping ------------------------------------------------------------------------------

@@ -22,19 +22,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from onnx_conformance.harness.results import STATUSES
+from onnx_conformance.harness import statuses
+from onnx_conformance.harness.statuses import BY_WORD, PASS, STATUSES
 
 OK, REGRESSED, SETUP_ERROR, NOTHING_RAN = 0, 1, 2, 3
-BAD = frozenset({"fail", "error", "crash", "timeout", "flaky"})
-# Statuses a case may have without an entry. With no baseline at all (a first run has nothing to
-# lose) `unsupported` is accepted: the backend said plainly it cannot. Against a baseline, which
-# --update-expectations writes with every non-passing case in it, a case with no entry must pass:
-# `unsupported` there is a kernel the release lost.
-# `warn` (a value the spec does not promise at the type's precision) is accepted too, unless --strict.
-ACCEPTED = frozenset({"pass", "warn", "unsupported", "skip"})
-ACCEPTED_AGAINST_A_BASELINE = frozenset({"pass", "warn", "skip"})
-# Better than the entry: the case now passes, or it now misses only values the corpus marks.
-IMPROVES = {"fail": ("pass", "warn"), "warn": ("pass",)}
 HEADER = "# case,status,reason  (run-conformance --update-expectations; harness/expectations.py)"
 
 
@@ -91,9 +82,9 @@ def updated(results: list[dict], previous: dict[str, Expectation],
     entry is a person's judgement that one run cannot overturn (deqp-runner's flakes list): it stays."""
     ran = {r["case"] for r in results}
     entries = {c: e for c, e in previous.items()
-               if (c not in ran or e.status == "flaky") and (corpus is None or c in corpus)}
+               if (c not in ran or _judged(e)) and (corpus is None or c in corpus)}
     for r in results:
-        if r["status"] != "pass" and entries.get(r["case"], Expectation("", "", "")).status != "flaky":
+        if r["status"] != PASS and not _judged(entries.get(r["case"])):
             entries[r["case"]] = Expectation(r["case"], r["status"], r.get("detail") or "")
     return entries
 
@@ -116,32 +107,38 @@ class Verdict:
         return out
 
 
+def _judged(entry: Expectation | None) -> bool:
+    """An entry no run overturns: one that accepts any outcome (a `flaky` entry)."""
+    row = BY_WORD.get(entry.status) if entry is not None else None
+    return row is not None and row.entry_accepts_any
+
+
 def accepted(expectations: dict | None, strict: bool = False) -> frozenset:
-    """The statuses a case with no entry may have."""
-    ok = ACCEPTED if expectations is None else ACCEPTED_AGAINST_A_BASELINE
-    return ok - {"warn"} if strict else ok
+    """The statuses a case with no entry may have (statuses.TABLE: first_run_ok, baseline_ok, strict_fails)."""
+    return statuses.accepted(expectations is None, strict)
 
 
 def is_fix(got: str, entry: Expectation) -> bool:
     """The case does better than its entry says: it passes, or it now misses only marked values."""
-    return got == "pass" or got in IMPROVES.get(entry.status, ())
+    return statuses.is_fix(got, entry.status)
 
 
 def evaluate(results: list[dict], expectations: dict[str, Expectation] | None,
              corpus: set[str] | None = None, allow_fixes: bool = False, strict: bool = False) -> Verdict:
     """Compare each result with its entry (or 'pass' when there is none); pick the exit code."""
     verdict = Verdict(OK, ran=len(results))
+    unlisted_ok = accepted(expectations, strict)
     for r in sorted(results, key=lambda r: r["case"]):
         case, got, detail = r["case"], r["status"], r.get("detail")
         why = f" ({detail})" if detail else ""
         entry = expectations.get(case) if expectations is not None else None
         if entry is None:
-            if got not in accepted(expectations, strict):
+            if got not in unlisted_ok:
                 verdict.regressions.append(f"{case}: got {got}, expected pass{why}")
-        elif got == entry.status or entry.status == "flaky":
+        elif statuses.entry_accepts(entry.status, got):
             continue  # a flaky entry (deqp-runner's flakes list) accepts any outcome
         elif is_fix(got, entry):
-            verdict.fixes.append(f"{case}: {'passed' if got == 'pass' else got}, expected {entry.status}"
+            verdict.fixes.append(f"{case}: {'passed' if got == PASS else got}, expected {entry.status}"
                                  + (f" ({entry.reason})" if entry.reason else "")
                                  + "; remove the entry or run with --update-expectations")
         else:
@@ -152,7 +149,7 @@ def evaluate(results: list[dict], expectations: dict[str, Expectation] | None,
 
     if not results:
         verdict.exit_code, verdict.note = NOTHING_RAN, "NOTHING RAN: no case was selected"
-    elif all(r["status"] in ("skip", "unsupported") for r in results):
+    elif all(r["status"] in statuses.DECLINED for r in results):
         verdict.exit_code = NOTHING_RAN
         verdict.note = f"NOTHING RAN: all {len(results)} case(s) were skipped or unsupported"
     elif verdict.regressions or (verdict.fixes and not allow_fixes):

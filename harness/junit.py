@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Iterable, NamedTuple
 from xml.sax.saxutils import escape, quoteattr
 
+from onnx_conformance.harness.statuses import PASS
+
 JUNIT = "junit.xml"
 SUITE = "onnx-conformance"
 
@@ -43,11 +45,11 @@ def write_junit(path: Path, cases: Iterable[Testcase], started: float, seconds: 
         counts["tests"] += 1
         classname = classnames.get(c.classname) or classnames.setdefault(c.classname, _attr(c.classname))
         head = f"<testcase classname={classname} name={_attr(c.name)} time=\"{c.seconds or 0.0:.3f}\""
-        if c.status == "pass" and c.outcome == "passed":
+        if c.status == PASS and c.outcome == "passed":
             body.append(f"{head} />")
             continue
         inner = []
-        if c.status != "pass":
+        if c.status != PASS:
             inner.append(properties.get(c.status) or properties.setdefault(
                 c.status, f'<properties><property name="status" value={_attr(c.status)} /></properties>'))
         if c.outcome == "failed":

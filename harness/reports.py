@@ -8,23 +8,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-
 from onnx_conformance.harness import dtypes
 from onnx_conformance.harness.families import family_key, family_of
-
 # Worst first: a cell is coloured by the most severe status among its cases.
-SEVERITY = ("crash", "timeout", "flaky", "error", "fail", "warn", "unsupported", "skip", "pass")
-FAILING = ("crash", "timeout", "flaky", "error", "fail")
-MARK = {  # Markdown has no colour; one symbol per status stands in for it
-    "crash": "💥", "timeout": "⏱️", "flaky": "🔀", "error": "❗", "fail": "❌", "warn": "⚠️",
-    "unsupported": "➖", "skip": "⏭️", "pass": "✅",
-}
-COLOUR = {  # background, text
-    "crash": ("#6a1b9a", "#ffffff"), "timeout": ("#e65100", "#ffffff"),
-    "flaky": ("#f9a825", "#000000"), "error": ("#c62828", "#ffffff"),
-    "fail": ("#ef9a9a", "#000000"), "warn": ("#ffe0b2", "#000000"), "unsupported": ("#fff3b0", "#000000"), "skip": ("#e0e0e0", "#000000"),
-    "pass": ("#c8e6c9", "#000000"),
-}
+from onnx_conformance.harness.statuses import COLOUR, FAILING, MARK, SEVERITY
+
 NO_DTYPE = "-"
 # GitHub rejects comments over 65,536 characters; counting UTF-8 bytes keeps under that limit however
 # the emoji are counted (code points, UTF-16 units or bytes), with a margin.

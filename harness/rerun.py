@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-RERUN = frozenset({"fail", "error", "crash", "timeout"})
+from onnx_conformance.harness.statuses import FLAKY, RERUN
 
 
 def with_reruns(run: Callable[[object], dict], case, first: dict, times: int) -> dict:
@@ -24,6 +24,6 @@ def with_reruns(run: Callable[[object], dict], case, first: dict, times: int) ->
         seconds += again.get("seconds") or 0.0
         if again["status"] != first["status"]:
             said = f": {first['detail']}" if first.get("detail") else ""
-            return dict(first, status="flaky", seconds=seconds,
+            return dict(first, status=FLAKY, seconds=seconds,
                         detail=f"attempts: {', '.join(statuses)}; first attempt {first['status']}{said}")
     return dict(first, seconds=seconds)

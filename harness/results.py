@@ -16,9 +16,8 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-# warn: dEQP's QualityWarning: wrong only at values the corpus marks as needing more intermediate
-# precision than the spec guarantees (an index entry's `quality`); see executor._only_marked.
-STATUSES = ("pass", "warn", "fail", "unsupported", "error", "crash", "timeout", "flaky", "skip")
+from onnx_conformance.harness.statuses import STATUSES
+
 FIELDS = (
     "case", "op", "domain", "opset", "since_version", "dtype", "types", "example", "kind",
     "status", "stage", "detail",

@@ -28,7 +28,7 @@ import stat
 from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple
 
-from onnx_conformance.harness.corpus import _NUMBERED, EXPECT_ERROR, MODEL, SET_FILES, _numbered
+from onnx_conformance.harness.layout import EXPECT_ERROR, MODEL, NUMBERED, SET_FILES, numbered
 
 # One serialized protobuf message cannot exceed 2 GiB (protobuf's own limit), so no model.onnx or
 # .pb file can legitimately be larger; larger weights live in external data, which the harness
@@ -88,7 +88,7 @@ def check_case(case_dir: str, kind: str | None = None, limits: Limits = Limits()
     """The case's ModelProto (external data not loaded) once every check passed; UnsafeCase if not.
 
     `parsed`, when given, receives each test-data TensorProto as checked, by its path in the case
-    ("test_data_set_0/input_0.pb"), and under corpus.SET_FILES each test_data_set_N's name with
+    ("test_data_set_0/input_0.pb"), and under layout.SET_FILES each test_data_set_N's name with
     its input and output file names in order: what runs is then the bytes checked, from the
     listings checked (corpus.data_sets)."""
     checked = check_model(case_dir, limits)
@@ -474,7 +474,7 @@ class _CaseDir:
             listed = self.parsed[SET_FILES] = []
         graph_outputs = list(graph.output)
         check_type = not expect_error
-        for set_name in _numbered(top if top is not None else os.listdir(self.dir), "test_data_set_"):
+        for set_name in numbered(top if top is not None else os.listdir(self.dir), "test_data_set_"):
             kind = self._kind(set_name)
             plain = None  # the set folder's listing, when no symlink leads to it
             if kind == "dir":
@@ -510,7 +510,7 @@ class _CaseDir:
         listing; `_files` says what is wrong with either)."""
         inputs, outputs = [], []
         for n in files:
-            m = _NUMBERED.match(n)
+            m = NUMBERED.match(n)
             if m:
                 if n.startswith("input_"):
                     inputs.append((int(m.group(1)), n))
@@ -526,7 +526,7 @@ class _CaseDir:
 
     def _files(self, set_name: str, files: list[str], prefix: str) -> list[str]:
         """input_0.pb .. input_{N-1}.pb in order; a gap or a duplicate number is an error."""
-        names = _numbered(files, prefix + "_")
+        names = numbered(files, prefix + "_")
         numbers = [int(re.search(r"_(\d+)", n).group(1)) for n in names]
         for k, (number, name) in enumerate(zip(numbers, names)):
             if number != k:

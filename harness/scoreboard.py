@@ -18,21 +18,22 @@ import time
 from pathlib import Path
 
 from onnx_conformance.harness import compare_reports
+from onnx_conformance.harness.backends import registry
 from onnx_conformance.harness.families import family_key, family_of
-from onnx_conformance.harness.reports import SEVERITY, write_matrices
+from onnx_conformance.harness.reports import write_matrices
 from onnx_conformance.harness.results import RESULTS, RUN, pack_results, read_json, read_results
 from onnx_conformance.harness.scoreboard_page import write_index
+from onnx_conformance.harness.statuses import SEVERITY
 
 REPORTS = Path("reports")
 CASES = Path("cases")
 SAMPLE = Path("build") / "sample-cells"
-# The backends the committed scoreboard covers; each needs its extra installed (README).
-BACKENDS = ("onnxruntime", "reference", "openvino", "tract", "torch", "iree")
+# The backends the committed scoreboard covers, from each adapter module's SCOREBOARD; each needs its
+# extra installed (README).
+_ON_THE_SCOREBOARD = registry.scoreboard_backends()
+BACKENDS = tuple(_ON_THE_SCOREBOARD)
 # Backends the scoreboard runs on one case per cell (sample_cells) instead of every case, and why.
-SAMPLED = {
-    "iree": "IREE compiles every model ahead of time, about 0.25 s a case on a 2-core machine: the whole "
-            "corpus would take about 6 hours at -n 2, one case per cell about half an hour",
-}
+SAMPLED = {name: facts["sampled"] for name, facts in _ON_THE_SCOREBOARD.items() if facts.get("sampled")}
 
 
 def cell_keys(entry: dict) -> set[tuple]:

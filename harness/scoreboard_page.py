@@ -10,14 +10,14 @@ import sys
 from pathlib import Path
 
 from onnx_conformance.harness import compare_reports
+from onnx_conformance.harness.backends import registry
 from onnx_conformance.harness.families import family_key, family_of
-from onnx_conformance.harness.reports import COLOUR, FAILING, NO_DTYPE, SEVERITY, _column_key, _one_line
+from onnx_conformance.harness.reports import NO_DTYPE, _column_key, _one_line
 from onnx_conformance.harness.results import RESULTS, RUN, read_json, read_results
+# One character per status in a backend's status string (CODES); a case the backend did not run is NOT_RUN.
+from onnx_conformance.harness.statuses import CODES, COLOUR, DECLINED, FAILING, PASS, SEVERITY
 
 INDEX = "index.html"
-# One character per status in a backend's status string; a case the backend did not run is NOT_RUN.
-CODES = {"crash": "c", "timeout": "t", "flaky": "y", "error": "e", "fail": "f", "warn": "w",
-         "unsupported": "u", "skip": "s", "pass": "p"}
 NOT_RUN = "."
 EXTRA_CODES = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"  # statuses outside the vocabulary, should a report hold any
 DETAIL_LIMIT = 400  # characters of a result's one-line detail kept in the page
@@ -142,7 +142,7 @@ def page_data(reports: list[dict]) -> dict:
                 continue
             counts[r["status"]] += 1
             status.append(codes[r["status"]])
-            if r["status"] != "pass":
+            if r["status"] != PASS:
                 notes += [k - last, string(r.get("stage") or ""), string(_one_line(r.get("detail"), DETAIL_LIMIT))]
                 last = k
         backend = run.get("backend") if isinstance(run.get("backend"), dict) else {}
@@ -182,7 +182,7 @@ def page_data(reports: list[dict]) -> dict:
         "classes": [_cls(s) for s in statuses],  # the CSS class (s-<class>) each status is drawn with
         "not_run": NOT_RUN,
         "failing": [s for s in statuses if s in FAILING or s in extras],
-        "declined": list(compare_reports.DECLINED),
+        "declined": list(DECLINED),
         "families": list(families),
         "ops": [[op, domain, families[family_of(op, domain)]] for (op, domain) in ops],
         "dtypes": list(dtypes),
@@ -655,7 +655,7 @@ document.body.dataset.ready = "1";
 
 
 def main(argv: list[str] | None = None) -> int:
-    from onnx_conformance.harness.scoreboard import BACKENDS  # here: scoreboard imports this module
+    backends = list(registry.scoreboard_backends())
 
     p = argparse.ArgumentParser(prog="python -m onnx_conformance.harness.scoreboard_page", description=__doc__)
     p.add_argument("--reports", type=Path, default=Path("reports"), help="the reports directory (default: reports)")
@@ -667,7 +667,7 @@ def main(argv: list[str] | None = None) -> int:
         names = a.backend
     else:
         found = sorted(d.name for d in a.reports.iterdir() if d.is_dir()) if a.reports.is_dir() else []
-        names = [n for n in BACKENDS if n in found] + [n for n in found if n not in BACKENDS]
+        names = [n for n in backends if n in found] + [n for n in found if n not in backends]
     try:
         text = render_index(a.reports, names)
     except PageError as e:

@@ -177,7 +177,8 @@ def test_what_is_checked_ahead_is_bounded(tmp_path):
 
     import onnx
 
-    from onnx_conformance.harness import executor
+    from onnx_conformance.harness import executor_child
+    from onnx_conformance.harness.verdict import IDLE
     from tests.toybackends.toy import ToyAdapter
 
     names = ["test_add_a", "test_add_b", "test_add_c"]
@@ -188,8 +189,8 @@ def test_what_is_checked_ahead_is_bounded(tmp_path):
         onnx.save(model, tmp_path / name / "model.onnx")
     stage, working = types.SimpleNamespace(value=0), types.SimpleNamespace(value=0)
     batch = [dict(vars(c)) for c in find_cases(tmp_path)]
-    checked = executor._check_ahead(ToyAdapter(), batch, stage, working, 5)
-    assert sorted(checked) == [0, 1] and working.value == 6 and stage.value == executor.IDLE
+    checked = executor_child._check_ahead(ToyAdapter(), batch, stage, working, 5)
+    assert sorted(checked) == [0, 1] and working.value == 6 and stage.value == IDLE
     assert all(isinstance(found, safety.CheckedModel) for found, _ in checked.values())
 
 
@@ -221,7 +222,7 @@ def test_a_symlink_that_stays_inside_the_case_is_followed(tmp_path):
 def test_what_a_backend_prints_is_emptied_between_cases_not_kept(tmp_path):
     """The child's stdout/stderr go to a file; once it holds more than LOG_BOUND, the next case
     starts it afresh, and a crash still quotes its own case's words after a flood before it."""
-    from onnx_conformance.harness.executor import LOG_BOUND
+    from onnx_conformance.harness.executor_child import LOG_BOUND
     from tests.toybackends.hostile import FLOOD_BYTES, LAST_WORDS
 
     names = ["test_add_a", "test_add_b", "test_add_c"]

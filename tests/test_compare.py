@@ -224,3 +224,15 @@ def test_a_ulp_budget_with_an_absolute_allowance_near_zero():
     a = np.array([2e-30 + 1e-8, 1.0], np.float32)  # millions of ulp off, but within atol
     assert compare_outputs([e], [a], {"ulp": 16}).status == "fail"
     assert compare_outputs([e], [a], {"ulp": 16, "atol": 4 * 2.0**-23}).status == "pass"
+
+
+def test_every_tolerance_key_the_corpus_uses_is_defined():
+    """The tolerance's schema is compare.TOLERANCE_KEYS: the committed index uses no other key."""
+    import json
+    from pathlib import Path
+
+    from onnx_conformance.harness.compare import TOLERANCE_KEYS
+
+    index = json.loads((Path(__file__).resolve().parent.parent / "cases" / "index.json").read_text(encoding="utf-8"))
+    used = {k for entry in index["cases"].values() for k in (entry.get("tolerance") or {})}
+    assert used and used <= TOLERANCE_KEYS.keys(), used - TOLERANCE_KEYS.keys()

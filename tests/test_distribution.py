@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from onnx_conformance.harness.compare import compare_outputs
-from onnx_conformance.harness.distribution import ALPHA, check, judge
+from onnx_conformance.harness.compare import compare_outputs
+from onnx_conformance.harness.distribution import ALPHA, check
 from tests.conftest import read_jsonl, run_cli
 
 RANDOM_OPS = ["RandomUniform", "RandomNormal", "RandomUniformLike", "RandomNormalLike", "Bernoulli", "Multinomial"]
@@ -115,9 +116,11 @@ def test_shape_and_type_are_checked_exactly_before_the_distribution():
     spec = {"kind": "uniform", "low": 0.0, "high": 1.0}
     e = np.zeros((10, 10), np.float32)
     x = rng().uniform(0, 1, (10, 10))
-    assert "dtype double != expected float" in judge([e], [x], spec).detail
-    assert "shape (100,) != expected (10, 10)" in judge([e], [x.astype(np.float32).reshape(-1)], spec).detail
-    assert judge([e], [x.astype(np.float32)], spec).status == "pass"
+    tolerance = {"distribution": spec}
+    assert "dtype double != expected float" in compare_outputs([e], [x], tolerance).detail
+    assert "shape (100,) != expected (10, 10)" in compare_outputs([e], [x.astype(np.float32).reshape(-1)], tolerance).detail
+    assert "output 0 is a list of 1, expected a float tensor" in compare_outputs([e], [[1.0]], tolerance).detail
+    assert compare_outputs([e], [x.astype(np.float32)], tolerance).status == "pass"
 
 
 def test_compare_outputs_dispatches_on_a_distribution_tolerance():

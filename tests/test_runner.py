@@ -475,3 +475,28 @@ def test_junit_keeps_pytests_layout(mixed_run, tmp_path):
     ours, theirs = facts(tmp_path / "r" / "junit.xml"), facts(tmp_path / "pytest.xml")
     assert ours == theirs and len(ours) == len(BEHAVIOURS) + len(EXPECT_ERROR) + 1
     assert {v[2][0] for v in ours.values() if v[2]} == {"failure", "skipped"}
+
+
+def test_plain_pytest_gives_the_same_run(tmp_path):
+    """--plain-pytest (no shortcut into pytest's internals: harness/fastpath.py) records the same results,
+    junit.xml, counts and exit code as the run with them."""
+    behaviours = {"test_add_ok": "correct", "test_add_b_ok": "correct", "test_add_wrong_values": "wrong_values",
+                  "test_add_notimpl": "notimpl", "test_add_load_error": "load_error", "test_add_run_error": "error",
+                  "test_add_fixed": "correct"}
+    cases = build_corpus(tmp_path / "cases", adds=behaviours, reduce_sums=["test_reduce_sum_ok"], index=True)
+    baseline = tmp_path / "expectations.txt"
+    baseline.write_text("test_add_wrong_values,fail,known\ntest_add_fixed,fail,was broken\n"
+                        "test_add_notimpl,unsupported,no kernel\n", encoding="utf-8")
+    runs = {}
+    for name, extra in (("fast", []), ("plain", ["--plain-pytest"])):
+        proc = run_cli("--backend", TOY, "--cases", str(cases), "--report-dir", str(tmp_path / name),
+                       "--expectations", str(baseline), *options(behaviours), *extra, cwd=tmp_path)
+        results = {r["case"]: {k: v for k, v in r.items() if k != "seconds"}
+                   for r in read_jsonl(tmp_path / name / "results.jsonl")}
+        junit = [(c.get("classname"), c.get("name"), [(e.tag, e.get("message")) for e in c])
+                 for c in ET.parse(tmp_path / name / "junit.xml").getroot().iter("testcase")]
+        run = json.loads((tmp_path / name / "run.json").read_text())
+        closing = proc.stdout.strip().splitlines()[-1].split(" in ")[0]
+        runs[name] = (proc.returncode, results, junit, run["counts"], run["gate"], closing)
+    assert runs["fast"][0] == 1  # a fix and two regressions
+    assert runs["plain"] == runs["fast"]

@@ -6,6 +6,7 @@ import importlib
 import importlib.metadata
 import importlib.util
 import inspect
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -49,6 +50,41 @@ def builtin_names() -> list[str]:
     return sorted(
         info.name for info in pkgutil.iter_modules(package.__path__) if info.name not in _NOT_BACKENDS
     )
+
+
+def scoreboard_backends() -> dict[str, dict]:
+    """The built-in adapters on the committed scoreboard (update-scoreboard), in its order, each with
+    its module's SCOREBOARD facts: read from the source, not imported, since a backend whose extra is
+    not installed is still on the scoreboard (its run says so).
+
+    SCOREBOARD is a literal dict: "order" (its place in the table) and, for a backend the scoreboard
+    runs on one case per cell instead of every case, "sampled" (why). Its extra is
+    `onnx-conformance[<name>]` and its baseline reports/<name>/expectations.txt (update-scoreboard writes it).
+    """
+    import onnx_conformance.harness.backends as package
+
+    facts = {}
+    for name in builtin_names():
+        found = _literal(Path(package.__path__[0]) / f"{name}.py", "SCOREBOARD")
+        if found is not None:
+            facts[name] = found
+    return dict(sorted(facts.items(), key=lambda item: (item[1].get("order", 0), item[0])))
+
+
+def _literal(path: Path, name: str):
+    """The value of a module's top-level `name = <literal>`, or None, without running the module."""
+    import ast
+
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    except (OSError, SyntaxError, ValueError):
+        return None
+    for node in tree.body:
+        target = node.target if isinstance(node, ast.AnnAssign) else (
+            node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None)
+        if isinstance(target, ast.Name) and target.id == name and node.value is not None:
+            return ast.literal_eval(node.value)
+    return None
 
 
 def adapter_class(module: ModuleType) -> type[base.Adapter] | None:

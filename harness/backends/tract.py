@@ -13,6 +13,9 @@ import tract
 from onnx_conformance.harness import dtypes
 from onnx_conformance.harness.backends.base import Adapter, Capabilities, Unsupported
 
+# On the committed scoreboard (registry.scoreboard_backends): its place in the table.
+SCOREBOARD = {"order": 4}
+
 # tract's own words when it declines rather than finds the model wrong, each from a real failure
 # (tests/test_backend_tract.py triggers them):
 _DECLINED = (

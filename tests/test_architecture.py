@@ -1,0 +1,58 @@
+"""The runner's shape: no import circles among harness/'s modules (lazy imports count too)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+HARNESS = Path(__file__).resolve().parent.parent / "harness"
+PACKAGE = "onnx_conformance.harness"
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(HARNESS).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph() -> dict[str, set[str]]:
+    """harness module (dotted, relative to the package) -> the harness modules it imports anywhere in it."""
+    modules = {_module_name(p): p for p in HARNESS.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(PACKAGE):
+                base = node.module[len(PACKAGE):].lstrip(".")
+                for alias in node.names:  # `from package import module` names a module
+                    joined = f"{base}.{alias.name}".lstrip(".")
+                    found.add(joined if joined in modules else base)
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name.startswith(PACKAGE + "."):
+                        found.add(alias.name[len(PACKAGE) + 1:])
+        graph[name] = {m for m in found if m in modules and m != name and m != ""}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    found, state = [], {}
+
+    def visit(node: str, stack: list[str]) -> None:
+        state[node] = "open"
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == "open":
+                found.append(stack[stack.index(nxt):] + [nxt])
+            elif nxt not in state:
+                visit(nxt, stack + [nxt])
+        state[node] = "done"
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node, [node])
+    return found
+
+
+def test_no_import_circles():
+    graph = import_graph()
+    assert "compare" in graph["verdict"] and "statuses" in graph["reports"]  # the graph sees imports
+    assert cycles(graph) == []
