@@ -8,6 +8,7 @@ runs like any other.
 from __future__ import annotations
 
 import argparse
+from collections import ChainMap
 import os
 import re
 import shutil
@@ -144,7 +145,7 @@ def _evaluate(model: onnx.ModelProto, feeds: list, path: Path, quiet: bool) -> l
 
     evaluator = Evaluator.for_model(model, progress)
     try:
-        return evaluator.run_graph(model.graph, feeds, _scope(), top=True)
+        return evaluator.run_graph(model.graph, feeds, ChainMap(), top=True)
     except CannotEvaluate as e:
         raise UserError(f"{path}: cannot compute it exactly: {e}") from None
     except Rejected as e:
@@ -153,12 +154,6 @@ def _evaluate(model: onnx.ModelProto, feeds: list, path: Path, quiet: bool) -> l
         raise UserError(f"{path}: the spec defines no value for these inputs: {e.reason}") from None
     except NotDeterministic as e:
         raise UserError(f"{path}: a random operator has no single expected value: {e.reason}") from None
-
-
-def _scope():
-    from collections import ChainMap
-
-    return ChainMap()
 
 
 def _write_case(out: Path, source: Path, model: onnx.ModelProto, graph_inputs: list, feeds: list, outputs: list) -> None:

@@ -68,6 +68,13 @@ class Adapter:
             known = ", ".join(f"{k} ({v})" for k, v in sorted(self.option_help.items()))
             raise ValueError(f"unknown option {unknown[0]!r}; known options: {known}")
 
+    def flag(self, key: str, default: str = "1") -> bool:
+        """A 0/1 option (--backend-option KEY=0|1): anything else stops the run at load."""
+        value = self.options.get(key, default)
+        if value not in ("0", "1"):
+            raise ValueError(f"{key} must be 0 or 1, got {value!r}")
+        return value == "1"
+
     @property
     def version(self) -> str:
         return "unknown"

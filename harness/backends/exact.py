@@ -20,10 +20,7 @@ class ExactAdapter(Adapter):
 
     def __init__(self, options: dict[str, str] | None = None):
         super().__init__(options)
-        check = self.options.get("check", "1")
-        if check not in ("0", "1"):
-            raise ValueError(f"check must be 0 or 1, got {check!r}")
-        self.check = check == "1"
+        self.check = self.flag("check")
 
     @property
     def version(self) -> str:
@@ -57,8 +54,3 @@ class ExactAdapter(Adapter):
             raise Unsupported(f"random: {e.reason}") from e
         except Undefined as e:
             raise Unsupported(f"the spec defines no value here: {e.reason}") from e
-
-    def classify(self, exc: BaseException, stage: str) -> str:
-        if isinstance(exc, (Unsupported, NotImplementedError)):
-            return "unsupported"
-        return "error"

@@ -42,10 +42,7 @@ class ReferenceAdapter(Adapter):
 
     def __init__(self, options: dict[str, str] | None = None):
         super().__init__(options)
-        check = self.options.get("check", "1")
-        if check not in ("0", "1"):
-            raise ValueError(f"check must be 0 or 1, got {check!r}")
-        self.check = check == "1"
+        self.check = self.flag("check")
 
     @property
     def version(self) -> str:
