@@ -40,11 +40,11 @@ def _timed(owner, name: str, label: str, sums: dict) -> None:
 
 def _instrument() -> None:
     """In an executor: time its steps; write the sums when it is told to end."""
-    from onnx_conformance.harness import executor_child, safety, verdict
+    from onnx_conformance.harness import case_data, case_files, executor_child, safety, verdict
 
     sums: dict = {}
-    case_dir = safety._CaseDir
-    listing = case_dir._listing
+    case_dir = case_files.CaseDir
+    listing = case_dir.listing
 
     def listed(self, folder):
         if folder in self._listings:  # listed already: reused, not timed
@@ -57,10 +57,10 @@ def _instrument() -> None:
             total[0] += time.perf_counter() - started
             total[1] += 1
 
-    case_dir._listing = listed
+    case_dir.listing = listed
     _timed(case_dir, "read", "a file read (open, fstat, read, close)", sums)
     _timed(case_dir, "check_tensor", "a tensor's declared size checked", sums)
-    _timed(case_dir, "check_data_sets", "the test data checked (listing, reads and checks)", sums)
+    _timed(case_data, "check_data_sets", "the test data checked (listing, reads and checks)", sums)
     _timed(safety, "check_model", "model.onnx checked in its turn (listing, read, parse, tensors)", sums)
     _timed(safety, "check_model_ahead", "model.onnx checked ahead, the test_data_set_N folders listed", sums)
     _timed(executor_child, "_check_ahead", "a batch's models checked ahead (their sum)", sums)

@@ -25,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from onnx_conformance.harness import scoreboard_page
+from onnx_conformance.harness import scoreboard_data, scoreboard_page
 from onnx_conformance.harness.scoreboard import BACKENDS
 
 # Clicks something, then reports the milliseconds until the frame after the page has drawn it.
@@ -131,12 +131,12 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         page = Path(tmp) / "index.html"
         started = time.perf_counter()
-        data = scoreboard_page.page_data(scoreboard_page.load_reports(a.reports, names))
+        data = scoreboard_data.page_data(scoreboard_data.load_reports(a.reports, names))
         text = scoreboard_page.render_page(data)
         render_s = time.perf_counter() - started
         page.write_text(text, encoding="utf-8")
         raw = page.read_bytes()
-        results = sum(len(b["status"]) - b["status"].count(scoreboard_page.NOT_RUN) for b in data["backends"])
+        results = sum(len(b["status"]) - b["status"].count(scoreboard_data.NOT_RUN) for b in data["backends"])
         matrices = [a.reports / n / "matrix.html" for n in names if (a.reports / n / "matrix.html").is_file()]
         peer = max(matrices, key=lambda m: m.stat().st_size) if matrices else None
         print(f"page: {len(raw)} bytes ({len(gzip.compress(raw, 9, mtime=0))} gzipped), "

@@ -13,7 +13,7 @@ import os
 import sys
 from pathlib import Path
 
-from onnx_conformance.harness import options
+from onnx_conformance.harness import commands, options
 from onnx_conformance.harness.expectations import NOTHING_RAN, REGRESSED, SETUP_ERROR
 from onnx_conformance.harness.results import report_dir_for
 
@@ -77,8 +77,9 @@ def pytest_args(args: argparse.Namespace, cases: Path, report_dir: Path,
     return [*out, *passthrough, str(cases)]
 
 
-class _ConfigCatcher:
-    """Keeps the pytest config so the gate's verdict can be read once pytest.main returns."""
+class _ConfigCatcher(options.GivenAsFlags):
+    """Keeps the pytest config so the gate's verdict can be read once pytest.main returns; being
+    GivenAsFlags, it has the run name each option as run-conformance's flag, as the user gave it."""
 
     config = None
 
@@ -101,6 +102,13 @@ def main(argv: list[str] | None = None, *, exiting: bool = False) -> int:
     if unmet:
         print(f"run-conformance: {unmet}", file=sys.stderr)
         return SETUP_ERROR
+    if commands.wanted(lambda dest: getattr(args, dest)):  # --list-backends, --check-adapter: no run, no corpus
+        try:
+            settings = options.Settings(lambda dest: getattr(args, dest))
+        except options.OptionError as e:
+            print(f"run-conformance: {e}", file=sys.stderr)
+            return SETUP_ERROR
+        return commands.run(settings)
     try:
         cases = Path(args.cases).resolve() if args.cases else default_cases()
     except SystemExit as e:

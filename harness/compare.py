@@ -95,7 +95,7 @@ def _judge(expected: list, actual: list, tolerance: dict, dtype_names: list[str]
             if one.status != "pass":
                 return one
             continue
-        failed, e, a, want = _tensor_form(where, np.asarray(e), a, name)
+        failed, e, a, want = _tensor_form(where, np.asarray(e), a, name, cast=False)
         if failed is not None:
             return failed
         status, detail, bad = distribution.check(a, spec, want)
@@ -134,7 +134,7 @@ def _compare(where: str, e: Any, a: Any, tolerance: dict | None, name: str | Non
         if a is None:
             return Comparison("pass", mismatches=0)
         return Comparison("fail", f"{where} is {_kind(a)}, expected an empty optional")
-    failed, e, a, want = _tensor_form(where, e, a, name)
+    failed, e, a, want = _tensor_form(where, e, a, name, tolerance)
     if failed is not None:
         return failed
     if want == "string":
@@ -147,8 +147,11 @@ def _compare(where: str, e: Any, a: Any, tolerance: dict | None, name: str | Non
     return _compare_exact(where, e, a, e, a)
 
 
-def _tensor_form(where: str, e: Any, a: Any, name: str | None) -> tuple[Comparison | None, Any, Any, str | None]:
-    """(the failure, or None when `a` is a tensor of `e`'s shape and type; both as arrays; the ONNX type)."""
+def _tensor_form(where: str, e: Any, a: Any, name: str | None, tolerance: dict | None = None,
+                 cast: bool = True) -> tuple[Comparison | None, Any, Any, str | None]:
+    """(the failure, or None when `a` is a tensor of `e`'s shape and type; both as arrays; the ONNX type).
+    A tensor of another type is a failure that says, unless not `cast`, whether its values match once
+    cast to the declared type (`tolerance`: the case's), as an adapter that widens a result would."""
     e = np.asarray(e) if isinstance(e, np.generic) else e
     a = np.asarray(a) if isinstance(a, np.generic) else a
     want = name or _name(e.dtype)
@@ -158,8 +161,24 @@ def _tensor_form(where: str, e: Any, a: Any, name: str | None) -> tuple[Comparis
         return Comparison("fail", f"{where} shape {a.shape} != expected {e.shape}"), e, a, want
     got = _name(a.dtype)
     if got != want:
-        return Comparison("fail", f"{where} dtype {got} != expected {want}"), e, a, want
+        said = f"{where} dtype {got} != expected {want}"
+        if cast and _name(e.dtype) == want:  # (an expected array of another type than declared: no cast to try)
+            said += f"; {_once_cast(e, a, want, tolerance)}"
+        return Comparison("fail", said), e, a, want
     return None, e, a, want
+
+
+def _once_cast(e: np.ndarray, a: np.ndarray, want: str, tolerance: dict | None) -> str:
+    """Whether an answer of the wrong type would pass cast to the declared one: an adapter that hands
+    back bfloat16 widened to float is told apart from a runtime that computes wrongly."""
+    try:
+        with np.errstate(all="ignore"):
+            again = _compare("", e, a.astype(e.dtype), tolerance, want)
+    except Exception:  # noqa: BLE001 - values no cast carries over (text as numbers): say so
+        return f"the values cannot be cast to {want}"
+    if again.status == "pass":
+        return f"the values match once cast to {want}"
+    return f"the values differ too, once cast to {want} ({again.mismatches} of {e.size})"
 
 
 def _map_key(k: Any) -> str:

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from onnx_conformance.harness.reports import _one_line
+from onnx_conformance.harness.matrix import one_line
 from onnx_conformance.harness.results import read_json, read_results
 # The backend did not try: not counted as disagreeing.
 from onnx_conformance.harness.statuses import DECLINED
@@ -47,7 +47,7 @@ def disagreements(reports: list[tuple[str, dict[str, dict]]]) -> list[dict]:
                 "case": case, "op": first.get("op"), "since_version": first.get("since_version"),
                 "dtype": first.get("dtype"), "example": first.get("example"), "kind": first.get("kind"),
                 "differs_in": why,
-                "results": {label: {"status": res["status"], "detail": _one_line(res.get("detail"), 160),
+                "results": {label: {"status": res["status"], "detail": one_line(res.get("detail"), 160),
                                     "max_abs_err": res.get("max_abs_err")} for label, res in seen},
             })
     return rows

@@ -12,10 +12,11 @@ from typing import NamedTuple
 
 import numpy as np
 
+from onnx_conformance.harness.case_files import symlink_leaving
 from onnx_conformance.harness.dtypes import name_of
 # The layout's names, read by callers from here too (corpus.EXPECT_ERROR, corpus.SET_FILES).
 from onnx_conformance.harness.layout import EXPECT_ERROR, EXPECT_OUTPUT, INDEX, MODEL, SET_FILES, numbered  # noqa: F401
-from onnx_conformance.harness.safety import read_model, symlink_leaving
+from onnx_conformance.harness.safety import read_model
 
 
 class CorpusError(Exception):
@@ -42,6 +43,7 @@ class Case:
     quality: dict | None = None
     skip: str | None = None  # why the runner cannot run it at all
     unsafe: str | None = None  # why the case must not be read at all (harness/safety.py)
+    form: str | None = None  # beyond one node: "expanded", "pattern" or "model" (generators/graphs.py)
 
     def as_message(self) -> dict:
         """What travels to the executor: small, picklable, nothing the child must recompute."""
@@ -149,7 +151,7 @@ def _from_index(name: str, case_dir: str, entry: dict) -> Case:
         name=name, path=str(case_dir), op=get("op"), opset=get("opset"),
         since_version=get("since_version"), dtype=get("dtype"), example=get("example"),
         kind=get("kind") or EXPECT_OUTPUT, domain=get("domain") or "", tolerance=get("tolerance"),
-        types=get("types"), reason=get("reason"), quality=get("quality"), skip=None, unsafe=None)
+        types=get("types"), reason=get("reason"), quality=get("quality"), skip=None, unsafe=None, form=get("form"))
     return case
 
 

@@ -12,17 +12,16 @@ import signal
 import tempfile
 import time
 
-from onnx_conformance.harness import safety
+from onnx_conformance.harness import case_files
 # What the child runs (executor_child.serve); the verdict on each case is verdict.run_case's. Here,
 # the process from the outside: start it, feed it, read its answers, and what its death or silence
 # becomes. The child's stage (verdict.IDLE, LOAD, ...) sits in shared memory this side reads.
-from onnx_conformance.harness.executor_child import memory_detail, serve
+from onnx_conformance.harness.executor_child import TAIL_BYTES, last_lines, memory_detail, serve
 from onnx_conformance.harness.results import measured_result, new_result
 from onnx_conformance.harness.statuses import CRASH, ERROR, TIMEOUT
 from onnx_conformance.harness.verdict import DETAIL_LIMIT, IDLE, STAGE_NAMES, run_case  # noqa: F401 - run_case, DETAIL_LIMIT: read from here too
 
 GRACE_SECONDS = 0.5
-TAIL_BYTES = 8192  # of the backend's stdout/stderr, kept for a crash report
 # Where the backend may run out of memory in a way that does not raise MemoryError in Python.
 _OUT_OF_MEMORY = ("MemoryError", "bad_alloc", "Cannot allocate memory", "out of memory")
 
@@ -64,7 +63,7 @@ class Executor:
 
     def __init__(self, backend: str, options: dict[str, str] | None = None,
                  timeout: float = 60.0, start_timeout: float | None = None,
-                 memory_limit: int | None = safety.DEFAULT_MEMORY_LIMIT):
+                 memory_limit: int | None = case_files.DEFAULT_MEMORY_LIMIT):
         self.backend = backend
         self.memory_limit = memory_limit or None  # bytes the child may use; None: no limit
         self.options = dict(options or {})
@@ -317,6 +316,10 @@ class Executor:
             else:
                 detail = f"executor {why}" + (f" during {where}" if where else "") + tail
             result = new_result(message, status=CRASH, stage=where, seconds=seconds, detail=detail)
+        # what the backend wrote during the case, before the next child's file replaces this one's
+        said = last_lines(self._tail.text()) if self._tail is not None else None
+        if said:
+            result["stderr"] = said
         self._done += self._restart(rest, wait=False)
         return message, result
 

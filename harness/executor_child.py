@@ -14,13 +14,16 @@ import signal
 import sys
 import time
 
-from onnx_conformance.harness import safety, verdict
+from onnx_conformance.harness import case_files, safety, verdict
 from onnx_conformance.harness.results import MEASURED, new_result, plain
 from onnx_conformance.harness.statuses import CRASH, ERROR
 from onnx_conformance.harness.verdict import IDLE, LOAD, STAGE_NAMES, declined, describe, one_line, run_case
 
 # The child's stdout/stderr file is emptied at the start of a case once it holds more than this.
 LOG_BOUND = 1 << 20
+TAIL_BYTES = 8192  # of what the backend wrote during a case, read for its last lines
+TAIL_LINES = 10  # the result's `stderr`: the last lines of what the backend wrote, at most this many ...
+TAIL_CHARS = 2000  # ... and this long
 
 
 def _check_ahead(adapter, batch: list, stage, working, sent: int) -> dict[int, tuple]:
@@ -47,11 +50,11 @@ def _check_ahead(adapter, batch: list, stage, working, sent: int) -> dict[int, t
             started = time.perf_counter()
             try:
                 found = safety.check_model_ahead(case["path"], verdict.LIMITS)
-            except safety.UnsafeCase as e:
+            except case_files.UnsafeCase as e:
                 found = e
             except MemoryError:
                 break  # this check's memory is let go; it and the rest are checked in their turn
-            except Exception:  # noqa: BLE001 - safety.Later, or what the check in its turn reports
+            except Exception:  # noqa: BLE001 - case_files.Later, or what the check in its turn reports
                 continue
             checked[i] = (found, time.perf_counter() - started)
             held += len(found.data) if isinstance(found, safety.CheckedModel) and found.data else 0
@@ -78,7 +81,7 @@ def serve(conn, backend: str, options: dict, stage, log, memory_limit: int | Non
             stream.reconfigure(line_buffering=True)  # Python's own last words survive an abort
     if memory_limit:
         _limit_memory(memory_limit)
-    verdict.LIMITS = safety.limits_for(memory_limit)
+    verdict.LIMITS = case_files.limits_for(memory_limit)
     try:
         from onnx_conformance.harness.backends import registry
 
@@ -160,11 +163,14 @@ def _answer(conn, adapter, case: dict, stage, memory_limit: int | None, mark=Non
         where = STAGE_NAMES.get(stage.value)
         result = new_result(case, status=CRASH, stage=where,
                             detail=memory_detail(memory_limit, where, "MemoryError"))
+    said = _said_since(mark) if mark is not None and result["status"] in _SAID else None
     # JSON-ready here, where the case ran, not in the one process that reports them all; only what
     # the case measured, in MEASURED's order (the parent has the case's facts, its message, and
     # rebuilds the same result in Executor.collect), and whether this process ends after it.
     values = tuple([v if type(v) in _PLAIN or (type(v) is float and math.isfinite(v)) else plain(v)
                     for v in map(result.get, MEASURED)])
+    if said:
+        values += ({"stderr": said},)  # results.OPTIONAL_MEASURED, after MEASURED's values
     try:
         data = marshal.dumps((values, out_of_memory))
     except ValueError:  # a value plain() left as it was, which marshal cannot write: its text
@@ -179,6 +185,36 @@ def _answer(conn, adapter, case: dict, stage, memory_limit: int | None, mark=Non
 
 
 _PLAIN = {str, int, bool, type(None)}  # what plain() gives back as it is
+# The statuses whose result keeps what the backend wrote during the case (the parent adds it to a crash
+# and a timeout, which this process does not live to answer).
+_SAID = {ERROR, CRASH}
+
+
+def _said_since(mark) -> str | None:
+    """The last lines the backend wrote to its stdout/stderr since this case began (`mark`): read
+    only for a case that ended in error, so a passing case pays nothing."""
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None:
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+    try:
+        end = os.lseek(1, 0, os.SEEK_CUR)
+        start = max(mark.value, end - TAIL_BYTES)
+        data = os.pread(1, end - start, start) if end > start else b""
+    except OSError:  # not the file serve set up (run_case called in-process): nothing kept
+        return None
+    return last_lines(data.decode("utf-8", "replace"))
+
+
+def last_lines(text: str) -> str | None:
+    """The last TAIL_LINES non-blank lines of `text`, at most TAIL_CHARS; None when there are none."""
+    lines = [line.rstrip() for line in text.splitlines() if line.strip()][-TAIL_LINES:]
+    said = "\n".join(lines)
+    if len(said) > TAIL_CHARS:
+        said = "..." + said[-(TAIL_CHARS - 3):]
+    return said or None
 # An answer is plain data (str, int, float, bool, None, lists of them), so it travels as marshal,
 # which this same interpreter reads back (Executor._frame): half pickle's time in an executor whose
 # caches onnxruntime's session just evicted (~3 us against ~7 a case). It is written in one
@@ -195,7 +231,7 @@ def _send(conn, data: bytes) -> None:
 
 
 def memory_detail(limit: int | None, where: str | None, what: str) -> str:
-    size = f" of {safety.size_text(limit)} bytes" if limit else ""
+    size = f" of {case_files.size_text(limit)} bytes" if limit else ""
     during = f" during {where}" if where else ""
     return f"memory limit{size} reached{during} ({what})"
 

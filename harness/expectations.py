@@ -97,9 +97,21 @@ class Verdict:
     fixes: list[str] = field(default_factory=list)
     stale: list[str] = field(default_factory=list)
     note: str | None = None
+    # {(the status the baseline expects, the status the case got): regressions}, most first
+    changes: dict[tuple[str, str], int] = field(default_factory=dict)
 
-    def lines(self) -> list[str]:
-        out = [f"REGRESSION {line}" for line in self.regressions]
+    def one_change(self) -> tuple[str, str] | None:
+        """(expected, got) when every regression is that same change of status (error -> unsupported
+        after a change to an adapter's classify), else None."""
+        return next(iter(self.changes)) if len(self.changes) == 1 else None
+
+    def changes_text(self) -> str:
+        """The regressions counted by change of status: '79 error -> unsupported, 2 pass -> fail'."""
+        return ", ".join(f"{n} {was} -> {got}" for (was, got), n in self.changes.items())
+
+    def lines(self, regressions: bool = True) -> list[str]:
+        """The gate's findings, a line each (`regressions`: with a line per regression)."""
+        out = [f"REGRESSION {line}" for line in self.regressions] if regressions else []
         out += [f"FIXED {line}" for line in self.fixes]
         out += [f"STALE {line}" for line in self.stale]
         if self.note:
@@ -128,6 +140,7 @@ def evaluate(results: list[dict], expectations: dict[str, Expectation] | None,
     """Compare each result with its entry (or 'pass' when there is none); pick the exit code."""
     verdict = Verdict(OK, ran=len(results))
     unlisted_ok = accepted(expectations, strict)
+    changes: dict[tuple[str, str], int] = {}
     for r in sorted(results, key=lambda r: r["case"]):
         case, got, detail = r["case"], r["status"], r.get("detail")
         why = f" ({detail})" if detail else ""
@@ -135,6 +148,7 @@ def evaluate(results: list[dict], expectations: dict[str, Expectation] | None,
         if entry is None:
             if got not in unlisted_ok:
                 verdict.regressions.append(f"{case}: got {got}, expected pass{why}")
+                changes[PASS, got] = changes.get((PASS, got), 0) + 1
         elif statuses.entry_accepts(entry.status, got):
             continue  # a flaky entry (deqp-runner's flakes list) accepts any outcome
         elif is_fix(got, entry):
@@ -143,6 +157,8 @@ def evaluate(results: list[dict], expectations: dict[str, Expectation] | None,
                                  + "; remove the entry or run with --update-expectations")
         else:
             verdict.regressions.append(f"{case}: got {got}, expected {entry.status}{why}")
+            changes[entry.status, got] = changes.get((entry.status, got), 0) + 1
+    verdict.changes = dict(sorted(changes.items(), key=lambda kv: (-kv[1], kv[0])))
     if expectations is not None and corpus is not None:
         verdict.stale = [f"{c}: listed as {e.status} but no such case in the corpus"
                          for c, e in sorted(expectations.items()) if c not in corpus]

@@ -82,11 +82,25 @@ FAMILIES: dict[str, tuple[str, ...]] = {
 }
 
 _FAMILY_OF = {op: family for family, ops in FAMILIES.items() for op in ops}
-ORDER = {family: i for i, family in enumerate(FAMILIES)}
 
 
-def family_of(op: str | None, domain: str | None = "") -> str:
-    """The family an operator is reported under; OTHER (or its domain's name) when the table does not know it."""
+# Cases beyond single nodes (the index's `form`: generators/graphs.py, generators/expanded.py), each
+# form a family of its own after the operators', whatever operators they hold.
+FORMS: dict[str, str] = {
+    "expanded": "Function bodies, expanded",
+    "pattern": "Optimizer patterns",
+    "model": "Small models",
+}
+
+
+ORDER = {family: i for i, family in enumerate([*FAMILIES, *FORMS.values()])}
+
+
+def family_of(op: str | None, domain: str | None = "", form: str | None = None) -> str:
+    """The family a case is reported under: its form's, else its operator's; OTHER (or its domain's
+    name) when the table does not know it."""
+    if form:
+        return FORMS.get(form, f"{OTHER} ({form})")
     if op in _FAMILY_OF:
         return _FAMILY_OF[op]
     if domain and domain not in ("", "ai.onnx"):

@@ -38,10 +38,12 @@ QUIET = {"passed": "pP", "skipped": "s", "xfailed": "x"}
 
 
 class FastPath:
-    """The shortcuts' state for one run; `state` is the plugin's Conformance."""
+    """The shortcuts' state for one run: `run` is its run.Run (which executes and grades each case, and
+    holds the results log), `config` its pytest config, `plugin_name` the plugin's (one of the listeners)."""
 
-    def __init__(self, state, plugin_name: str):
-        self.state = state
+    def __init__(self, run, config: pytest.Config, plugin_name: str):
+        self.run = run
+        self.config = config
         # The plugins that hear every item's report; for a quiet outcome the run does their part itself
         # (counts it for the terminal's summary, drops it from --lf's failures). Any other listener (a
         # --junitxml of the user's, a reporting plugin) gets every report, as pytest sends them.
@@ -101,13 +103,13 @@ class FastPath:
     def run_items(self, session: pytest.Session, is_case) -> bool:
         """Run the items as pytest's own loop does, except that a case whose outcome pytest would
         only count (QUIET) is counted here, without pytest's per-item reporting."""
-        state = self.state
+        run = self.run
         quiet = self._quiet_outcomes()
         items = session.items
         for i, item in enumerate(items):
             if quiet and is_case(item):
-                result = state.execute(item.case)
-                graded = state.grade(result)
+                result = run.execute(item.case)
+                graded = run.grade(result)
                 outcome = graded[0]
                 if outcome in quiet and outcome in self.stand_in:
                     self._count_quietly(item, result, outcome)
@@ -129,7 +131,7 @@ class FastPath:
         """The outcomes this run may count without pytest's per-item reporting: none under -v
         (a line per case), none the -r characters ask to list, none when a plugin other than
         the listeners hears reports (it gets every one), none when live logging is on."""
-        config = self.state.config
+        config = self.config
         if config.get_verbosity() > 0 or config.getini("log_cli") or config.getoption("log_cli_level", None):
             return frozenset()
         for hook in ("pytest_runtest_logstart", "pytest_runtest_logreport", "pytest_runtest_logfinish"):
@@ -151,7 +153,7 @@ class FastPath:
         """What pytest's reporting of this item would have done that anyone sees: the results log,
         the terminal's count (and the operator's line, as its log-start would write it), --lf's
         forgetting a case that no longer fails. junit.xml is written from the results at the end."""
-        self.state.log.append(result)
+        self.run.log.append(result)
         tr = self.terminal
         if tr is not None:
             if item.parent is not self.shown_group and tr.showfspath:

@@ -64,4 +64,7 @@ def failure_text(result: dict, reproduce: str) -> str:
     op = result.get("op")
     where = " ".join(str(x) for x in (f"{op}-{version}" if version else op, result.get("dtype"),
                                       result.get("example")) if x)
-    return f"{where}: {result['status']}: {result.get('detail')}\nreproduce: {reproduce}"
+    said = result.get("stderr")  # the backend's last lines on an error, crash or timeout
+    said = "".join(f"\n  {line}" for line in said.splitlines()) if said else ""
+    said = f"\nwhat the backend wrote last (stdout, stderr):{said}" if said else ""
+    return f"{where}: {result['status']}: {result.get('detail')}{said}\nreproduce: {reproduce}"

@@ -17,7 +17,7 @@ PLUGIN_NAME = "conformance"
 PROPERTY = "conformance"
 # What the controller cannot rebuild from its own copy of the corpus, so the only fields carried.
 CARRIED = ("status", "stage", "detail", "max_abs_err", "max_rel_err", "max_ulp", "mismatches",
-           "first_bad_index", "seconds")
+           "first_bad_index", "seconds", "stderr")
 
 
 class CaseFailed(Exception):
@@ -30,8 +30,7 @@ class Corpus(pytest.Directory):
     """The --cases directory: yields one collector per operator, so progress reads per operator."""
 
     def collect(self):
-        state = self.config.pluginmanager.get_plugin(PLUGIN_NAME)
-        groups = collected_groups(state)
+        groups = collected_groups(self.config.pluginmanager.get_plugin(PLUGIN_NAME).run)
         for op in sorted(groups):
             group = OpGroup.from_parent(self, name=op, nodeid=op)
             group.cases = groups[op]
@@ -92,13 +91,13 @@ class CaseItem(pytest.Item):
         return Path(self.case.path), None, self.name
 
 
-def collected_groups(state) -> dict[str, list[Case]]:
-    """This run's cases by the collector they sit in (this shard's, these operators'), in corpus order."""
+def collected_groups(run) -> dict[str, list[Case]]:
+    """This run's cases (a run.Run's) by the collector they sit in (this shard's, these operators'), in corpus order."""
     groups: dict[str, list[Case]] = {}
-    for case in state.cases.values():
-        if state.selected is not None and case.name not in state.selected:
+    for case in run.cases.values():
+        if run.selected is not None and case.name not in run.selected:
             continue  # another shard's case
-        if state.ops and case.op not in state.ops:
+        if run.ops and case.op not in run.ops:
             continue
         groups.setdefault(group_of(case.op, case.domain), []).append(case)
     return groups

@@ -2,7 +2,9 @@
 
 The layout is pytest's own (`--junitxml`), so a CI system reads it the same way: testcase
 classname is the operator (as the item's node id names it), name is the case; a regression is a
-<failure>, a status the baseline expects an xfail <skipped>, an unsupported or skipped case a skip
+<failure> when the case answered wrongly and an <error> when it did not answer (an error, a crash, a
+timeout: statuses.UNFINISHED), as JUnit readers tell them apart (pytest's own --junitxml says <failure>
+for both); a status the baseline expects an xfail <skipped>, an unsupported or skipped case a skip
 <skipped>; a status other than pass is a `status` property. merge-reports joins the shards' files.
 """
 
@@ -16,7 +18,7 @@ from pathlib import Path
 from typing import Iterable, NamedTuple
 from xml.sax.saxutils import escape, quoteattr
 
-from onnx_conformance.harness.statuses import PASS
+from onnx_conformance.harness.statuses import PASS, UNFINISHED
 
 JUNIT = "junit.xml"
 SUITE = "onnx-conformance"
@@ -35,7 +37,7 @@ class Testcase(NamedTuple):
 def write_junit(path: Path, cases: Iterable[Testcase], started: float, seconds: float) -> None:
     """`started` and `seconds`: the run's start (epoch seconds) and wall time. The file is written
     whole, then moved into place: a reader never sees half of one."""
-    body, counts = [], {"failed": 0, "skipped": 0, "tests": 0}
+    body, counts = [], {"failed": 0, "errors": 0, "skipped": 0, "tests": 0}
     # A run's 86,000 testcases share a few thousand classnames, statuses and skip reasons: each
     # is quoted once.
     classnames: dict[str, str] = {}
@@ -53,8 +55,9 @@ def write_junit(path: Path, cases: Iterable[Testcase], started: float, seconds: 
             inner.append(properties.get(c.status) or properties.setdefault(
                 c.status, f'<properties><property name="status" value={_attr(c.status)} /></properties>'))
         if c.outcome == "failed":
-            counts["failed"] += 1
-            inner.append(f"<failure message={quoteattr(_clean(c.message or ''))}>{escape(_clean(c.text or ''))}</failure>")
+            tag = "error" if c.status in UNFINISHED else "failure"
+            counts["errors" if tag == "error" else "failed"] += 1
+            inner.append(f"<{tag} message={quoteattr(_clean(c.message or ''))}>{escape(_clean(c.text or ''))}</{tag}>")
         elif c.outcome in ("skipped", "xfailed"):
             counts["skipped"] += 1
             kind = "pytest.xfail" if c.outcome == "xfailed" else "pytest.skip"
@@ -64,7 +67,7 @@ def write_junit(path: Path, cases: Iterable[Testcase], started: float, seconds: 
             inner.append(f"<skipped {attrs}>{escape(_clean(c.text))}</skipped>" if c.text else f"<skipped {attrs} />")
         body.append(f"{head}>{''.join(inner)}</testcase>" if inner else f"{head} />")
     stamp = datetime.fromtimestamp(started, timezone.utc).isoformat()
-    suite = (f"<testsuite name=\"{SUITE}\" errors=\"0\" failures=\"{counts['failed']}\" "
+    suite = (f"<testsuite name=\"{SUITE}\" errors=\"{counts['errors']}\" failures=\"{counts['failed']}\" "
              f"skipped=\"{counts['skipped']}\" tests=\"{counts['tests']}\" time=\"{seconds:.3f}\" "
              f"timestamp=\"{stamp}\" hostname={quoteattr(socket.gethostname())}>")
     text = (f'<?xml version="1.0" encoding="utf-8"?><testsuites name="{SUITE}">{suite}'

@@ -3,9 +3,10 @@
     merge-reports reports/shard-1 reports/shard-2 ... --out reports/onnxruntime [--expectations FILE]
 
 Writes OUT/results.jsonl (sorted by case), run.json, junit.xml and the matrices, as one unsharded
-run would. It fails loudly, naming the cases, when the shards do not add up to the corpus: a
-shard missing or given twice, a case recorded by two shards, a case of a shard with no result
-(the job died, or ran with -k), or shards of different backends, corpora or shard counts.
+run would. It fails loudly when the shards do not add up to the corpus: a shard missing or given
+twice, a case recorded by two shards (named), a shard that recorded other cases than it selected (the
+job died, or ran with -k: its run.json holds the count and digest of its cases' names, not the names),
+or shards of different backends, corpora or shard counts.
 
 Exit codes: 0 the merged run passes its gate, 1 regressions, 2 the shards do not add up (or a
 report cannot be read; the merge is still written, marked incomplete), 3 nothing ran.
@@ -21,8 +22,9 @@ from pathlib import Path
 
 from onnx_conformance import harness
 from onnx_conformance.harness import expectations as baseline
+from onnx_conformance.harness.matrix import selection_text
 from onnx_conformance.harness.reports import write_matrices
-from onnx_conformance.harness.results import (RESULTS, RUN, FIELDS, counts, now, plain, read_json, read_results,
+from onnx_conformance.harness.results import (RESULTS, RUN, FIELDS, OPTIONAL_FACTS, counts, now, plain, read_json, read_results,
                              write_json)
 from onnx_conformance.harness.shard import names_sha256
 
@@ -76,37 +78,46 @@ def check(shards: list[tuple[Path, dict, list[dict]]]) -> tuple[list[str], set[s
     if absent:
         problems.append(f"shard(s) {', '.join(f'{k}/{total}' for k in absent)} not given")
 
-    assigned: dict[str, int] = {}
     recorded: dict[str, list[int]] = {}
     for path, run, results in shards:
         k = _shard_of(run)[0]
-        mine = (run.get("shard") or {}).get("cases")
-        for name in mine if mine is not None else [r["case"] for r in results]:
-            if name in assigned and assigned[name] != k:
-                problems.append(f"{name}: assigned to shards {assigned[name]} and {k}")
-            assigned[name] = k
         for r in results:
             recorded.setdefault(r["case"], []).append(k)
+        problems += _shard_problems(path, run, {r["case"] for r in results})
     for name in sorted(recorded):
         where = recorded[name]
         if len(where) > 1:
             problems.append(f"{name}: duplicated, recorded by shards {', '.join(map(str, where))}")
-        elif name in assigned and assigned[name] != where[0]:
-            problems.append(f"{name}: recorded by shard {where[0]} but assigned to shard {assigned[name]}")
-    for name in sorted(set(assigned) - set(recorded)):
-        problems.append(f"{name}: missing, shard {assigned[name]}/{total} recorded no result")
-    corpus = set(assigned) | set(recorded)
-    listed = (first.get("shard") or {}).get("corpus_cases")
-    if listed is not None:
-        for name in sorted(set(listed) - corpus):
-            problems.append(f"{name}: missing, in no shard given")
-        corpus |= set(listed)
+    corpus = set(recorded)
+    expected = (first.get("corpus") or {}).get("cases")
+    if absent and isinstance(expected, int) and expected > len(corpus):
+        problems.append(f"{expected - len(corpus)} of the corpus's {expected} cases are in no shard given")
     want = (first.get("shard") or {}).get("corpus_names_sha256")
     if want and not absent and names_sha256(corpus) != want:
-        expected = (first.get("corpus") or {}).get("cases")
         problems.append(f"the shards' cases ({len(corpus)}) are not the corpus they split "
                         f"({expected} cases)")
     return problems, corpus
+
+
+def _shard_problems(path: Path, run: dict, names: set[str]) -> list[str]:
+    """Whether a shard recorded what it selected: its whole shard (no --op, -k or node ids besides), every
+    case of it (the names' count and digest in run.json's `selection`; a report of an earlier harness
+    lists the names in `shard.cases`)."""
+    k, total = _shard_of(run)
+    selection = run.get("selection") or {}
+    listed = (run.get("shard") or {}).get("cases")
+    if isinstance(listed, list):
+        count, digest = len(listed), names_sha256(listed)
+    else:
+        count, digest = selection.get("cases"), selection.get("names_sha256")
+    narrowed = {key: v for key, v in selection.items() if key not in ("shard", "cases", "names_sha256") and v}
+    out = []
+    if narrowed:
+        out.append(f"shard {k}/{total} ({path}) selected less than its shard ({selection_text(narrowed)})")
+    if digest and names_sha256(names) != digest:
+        what = f"{len(names)} of the {count} cases" if len(names) < (count or 0) else f"other cases than the {count}"
+        out.append(f"shard {k}/{total} ({path}) recorded {what} it selected")
+    return out
 
 
 def merge_junit(paths: list[Path], out: Path) -> None:
@@ -161,7 +172,9 @@ def main(argv: list[str] | None = None) -> int:
     results = sorted((r for _, _, rs in shards for r in rs), key=lambda r: str(r["case"]))
     by_case = {}
     for r in results:  # a duplicated case is an error above; its first record is kept
-        by_case.setdefault(r["case"], {k: plain(r.get(k)) for k in FIELDS})
+        kept = {k: plain(r.get(k)) for k in FIELDS}
+        kept.update({k: r[k] for k in OPTIONAL_FACTS if r.get(k)})
+        by_case.setdefault(r["case"], kept)
     results = list(by_case.values())
     try:
         verdict = gate(results, runs, a.expectations, corpus, a.allow_fixes)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 from typing import Any, Callable, NamedTuple
 
 # The plugin's options carry this prefix, so it never collides with another plugin's --timeout or --backend.
@@ -17,7 +18,13 @@ PLUGIN_PREFIX = "--conformance-"
 
 
 class OptionError(ValueError):
-    """A value no run can use; the message names the option as run-conformance spells it."""
+    """A value no run can use; from an option's check, the message begins with the option's flag as
+    run-conformance spells it (Settings names it as the user gave it: respelled)."""
+
+
+class GivenAsFlags:
+    """What run-conformance hands pytest.main among its plugins (cli._ConfigCatcher): the options were given as its
+    flags, so the run's messages name them so; in a pytest run started directly, as the plugin's --conformance-*."""
 
 
 class Option(NamedTuple):
@@ -68,10 +75,10 @@ def _timeout(seconds: float) -> float:
 
 
 def _memory_limit(text: str) -> int | None:
-    from onnx_conformance.harness import safety
+    from onnx_conformance.harness.case_files import parse_size
 
     try:
-        return safety.parse_size(text)
+        return parse_size(text)
     except ValueError as e:
         raise OptionError(f"--memory-limit: {e}") from None
 
@@ -134,6 +141,14 @@ OPTIONS: tuple[Option, ...] = (
     Option("--plain-pytest", "plain_pytest", action="store_true",
            help="run and report each case by pytest's own protocol and hooks, without the runner's "
                 "shortcuts into pytest's internals (harness/fastpath.py): slower, the same results"),
+    # Two commands instead of a run (cli.main and plugin.pytest_cmdline_main start them): nothing else is read.
+    Option("--check-adapter", "check_adapter", action="store_true",
+           help="instead of a run: run a fixed set of small cases through the adapter (rank-0 and "
+                "zero-sized tensors, every element type, sequences, optionals, maps, input and output "
+                "order) and say which part of the adapter contract it breaks; exit 1 if any"),
+    Option("--list-backends", "list_backends", action="store_true",
+           help="instead of a run: list the backends (built-in and by entry point), whether each is "
+                "installed, and the extra that installs it"),
 )
 BY_DEST: dict[str, Option] = {o.dest: o for o in OPTIONS}
 
@@ -165,12 +180,23 @@ def add_to_pytest(group) -> None:
         _add(group.addoption, option, option.plugin_flag, "conformance_" + option.dest)
 
 
-def needs_unmet(values: Callable[[str], Any]) -> str | None:
-    """What a given option lacks (`values`: a dest's value), in the words the user reads."""
+def cli_flag(option: Option) -> str:
+    return option.flag
+
+
+def respelled(message: str, option: Option, spelled: str) -> str:
+    """A message that names `option` by the table's flag, naming it `spelled` instead (as the user gave it)."""
+    if spelled == option.flag:
+        return message
+    return re.sub(rf"(?<![\w-]){re.escape(option.flag)}(?![\w-])", lambda _: spelled, message, count=1)
+
+
+def needs_unmet(values: Callable[[str], Any], flag: Callable[[Option], str] = cli_flag) -> str | None:
+    """What a given option lacks (`values`: a dest's value), in the words the user reads (`flag`: as they spell it)."""
     for option in OPTIONS:
         if option.needs and values(option.dest) and not values(option.needs):
             wanted = BY_DEST[option.needs]
-            return f"{option.flag} needs {wanted.flag} {wanted.metavar}"
+            return f"{flag(option)} needs {flag(wanted)} {wanted.metavar}"
     return None
 
 
@@ -192,17 +218,26 @@ def as_plugin_args(values: Callable[[str], Any], given: dict[str, Any]) -> list[
 
 
 class Settings:
-    """A run's checked settings, one attribute per option's dest (each option's `check` applied)."""
+    """A run's checked settings, one attribute per option's dest (each option's `check` applied). `flag`: how the
+    user spelled the options (run-conformance's flags unless told otherwise), for the messages that name them."""
 
-    def __init__(self, values: Callable[[str], Any]):
+    def __init__(self, values: Callable[[str], Any], flag: Callable[[Option], str] = cli_flag):
+        self._flag = flag
         for option in OPTIONS:
             value = values(option.dest)
             if option.action == "append" and value is None:
                 value = []
-            setattr(self, option.dest, option.check(value) if option.check else value)
-        unmet = needs_unmet(values)
+            try:
+                setattr(self, option.dest, option.check(value) if option.check else value)
+            except OptionError as e:
+                raise OptionError(respelled(str(e), option, flag(option))) from None
+        unmet = needs_unmet(values, flag)
         if unmet:
             raise OptionError(unmet)
+
+    def flag(self, dest: str) -> str:
+        """The option as the user gave it: run-conformance's flag, or the plugin's --conformance-* one."""
+        return self._flag(BY_DEST[dest])
 
     cases: str | None
     backend: str
@@ -221,8 +256,13 @@ class Settings:
     shard_durations: str | None
     rerun_failures: int
     plain_pytest: bool
+    check_adapter: bool
+    list_backends: bool
 
 
 def from_pytest(config) -> Settings:
-    """The settings of a pytest run from its --conformance-* options."""
-    return Settings(lambda dest: config.getoption("conformance_" + dest))
+    """The settings of a pytest run from its --conformance-* options, named as the user gave them: as
+    run-conformance's flags when it started the run (GivenAsFlags), else as the plugin's."""
+    by_cli = any(isinstance(p, GivenAsFlags) for p in config.invocation_params.plugins or ())
+    return Settings(lambda dest: config.getoption("conformance_" + dest),
+                    cli_flag if by_cli else lambda option: option.plugin_flag)

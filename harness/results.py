@@ -27,7 +27,14 @@ FIELDS = (
 # The fields new_result copies from the case (FIELDS' first nine); the rest are what running the
 # case measured, all an executor's answer carries (its parent has the facts): measured_result.
 FACTS = frozenset({"case", "op", "domain", "opset", "since_version", "dtype", "types", "example", "kind"})
+# Facts a result carries only where its case has them, after `kind`: `form`, for a case beyond one
+# node (the index's form: expanded, pattern, model); a single node's result has none.
+OPTIONAL_FACTS = ("form",)
 MEASURED = tuple(f for f in FIELDS if f not in FACTS)
+# What a result carries only where running it measured one, after `seconds`: `stderr`, the last lines the
+# backend wrote (its stderr and stdout, one file in the order written) during a case that ended in error,
+# crash or timeout. A passing case has none, so its record is as it was.
+OPTIONAL_MEASURED = ("stderr",)
 RESULTS = "results.jsonl"
 # One encoder for every line: json.dumps builds a new one per call when given any option.
 _encode = json.JSONEncoder(ensure_ascii=False).encode
@@ -44,21 +51,29 @@ def new_result(case, **fields) -> dict:
 
 def measured_result(case, values) -> dict:
     """new_result(case, **dict(zip(MEASURED, values))), without the keyword round trip: an
-    executor's answer, rebuilt in its parent (tens of thousands a run)."""
+    executor's answer, rebuilt in its parent (tens of thousands a run). A dict after MEASURED's
+    values holds the OPTIONAL_MEASURED fields the case has."""
     result = _facts(case)
     result.update(zip(MEASURED, values))
+    if len(values) > _N_MEASURED:
+        result.update(values[_N_MEASURED])
     return result
 
 
 def _facts(case) -> dict:
     facts = case if isinstance(case, dict) else case.__dict__
     get = facts.get
-    return {"case": facts["name"], "op": get("op"), "domain": get("domain", ""), "opset": get("opset"),
-            "since_version": get("since_version"), "dtype": get("dtype"), "types": get("types"),
-            "example": get("example"), "kind": get("kind")}  # FIELDS' order
+    out = {"case": facts["name"], "op": get("op"), "domain": get("domain", ""), "opset": get("opset"),
+           "since_version": get("since_version"), "dtype": get("dtype"), "types": get("types"),
+           "example": get("example"), "kind": get("kind")}  # FIELDS' order
+    if get("form"):
+        out["form"] = get("form")
+    return out
 
 
 _UNMEASURED = dict.fromkeys(MEASURED)
+_N_MEASURED = len(MEASURED)
+_FACT_FIELDS = FIELDS[:len(FIELDS) - len(MEASURED)]
 assert tuple(_facts({"name": ""})) + MEASURED == FIELDS
 
 
@@ -157,9 +172,18 @@ class ResultsLog:
     def append(self, result: dict) -> None:
         record = {}
         get = result.get
-        for k in FIELDS:  # a loop, not a comprehension over a generator: half the time a case
+        for k in _FACT_FIELDS:  # a loop, not a comprehension over a generator: half the time a case
             v = get(k)
             record[k] = v if type(v) in _PLAIN else plain(v)
+        for k in OPTIONAL_FACTS:
+            if get(k):
+                record[k] = get(k)
+        for k in MEASURED:
+            v = get(k)
+            record[k] = v if type(v) in _PLAIN else plain(v)
+        for k in OPTIONAL_MEASURED:
+            if get(k):
+                record[k] = plain(get(k))
         self._pending.append(record)
         self.written.append(record)
         if time.monotonic() - self._flushed >= self.FLUSH_SECONDS:

@@ -136,7 +136,7 @@ def scoreboard_markdown(names: list[str], runs: dict, results: dict) -> str:
     tallies = {n: {} for n in names}
     for n in names:
         for r in results[n]:
-            key = (family_of(r.get("op"), r.get("domain")), r.get("op") or "", r.get("since_version") or 0)
+            key = (family_of(r.get("op"), r.get("domain"), r.get("form")), r.get("op") or "", r.get("since_version") or 0)
             t = tallies[n].setdefault(key, [0, 0])
             t[0] += r["status"] == "pass"
             t[1] += 1

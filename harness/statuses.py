@@ -26,6 +26,7 @@ class Status(NamedTuple):
     strict_fails: bool = False  # ... except under --strict
     entry_accepts_any: bool = False  # a baseline entry of this status accepts any outcome (a person's judgement)
     entry_not_run: bool = False  # a case whose baseline entry has this status is not run at all
+    unfinished: bool = False  # the case did not run to an answer: JUnit's <error>, where a wrong answer is a <failure>
 
 
 # In the vocabulary's order: run.json's counts and the expectations file's error message list them so.
@@ -42,9 +43,9 @@ TABLE: tuple[Status, ...] = (
     # every non-passing case in it, a case with no entry must pass: `unsupported` there is a kernel
     # the release lost.
     Status("unsupported", 6, "➖", ("#fff3b0", "#000000"), "u", declined=True, first_run_ok=True),
-    Status("error", 3, "❗", ("#c62828", "#ffffff"), "e", failing=True, rerun=True),
-    Status("crash", 0, "💥", ("#6a1b9a", "#ffffff"), "c", failing=True, rerun=True),
-    Status("timeout", 1, "⏱️", ("#e65100", "#ffffff"), "t", failing=True, rerun=True),
+    Status("error", 3, "❗", ("#c62828", "#ffffff"), "e", failing=True, rerun=True, unfinished=True),
+    Status("crash", 0, "💥", ("#6a1b9a", "#ffffff"), "c", failing=True, rerun=True, unfinished=True),
+    Status("timeout", 1, "⏱️", ("#e65100", "#ffffff"), "t", failing=True, rerun=True, unfinished=True),
     # --rerun-failures: a case whose status changed between attempts; never counted as `pass`.
     Status("flaky", 2, "🔀", ("#f9a825", "#000000"), "y", failing=True, entry_accepts_any=True),
     # A case known to hang or to take the machine down, listed so in the baseline.
@@ -62,6 +63,7 @@ SUCCESS: frozenset[str] = frozenset(s.word for s in TABLE if s.success)
 RERUN: frozenset[str] = frozenset(s.word for s in TABLE if s.rerun)
 ANY_OUTCOME_ENTRIES: frozenset[str] = frozenset(s.word for s in TABLE if s.entry_accepts_any)
 NOT_RUN_ENTRIES: frozenset[str] = frozenset(s.word for s in TABLE if s.entry_not_run)
+UNFINISHED: frozenset[str] = frozenset(s.word for s in TABLE if s.unfinished)
 # The statuses a case with no baseline entry may have: with no expectations file, against one.
 ACCEPTED: frozenset[str] = frozenset(s.word for s in TABLE if s.first_run_ok)
 ACCEPTED_AGAINST_A_BASELINE: frozenset[str] = frozenset(s.word for s in TABLE if s.baseline_ok)

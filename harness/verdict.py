@@ -11,7 +11,8 @@ import os
 import time
 from typing import Any
 
-from onnx_conformance.harness import safety
+from onnx_conformance.harness import case_files, safety
+from onnx_conformance.harness.backends.base import prepare_model
 from onnx_conformance.harness.compare import compare_outputs
 from onnx_conformance.harness.corpus import EXPECT_ERROR, data_sets, value_types
 from onnx_conformance.harness.results import new_result
@@ -21,7 +22,7 @@ from onnx_conformance.harness.statuses import ERROR, FAIL, PASS, SKIP, UNSUPPORT
 IDLE, LOAD, RUN, COMPARE = 0, 1, 2, 3
 STAGE_NAMES = {LOAD: "load", RUN: "run", COMPARE: "compare"}
 DETAIL_LIMIT = 800
-LIMITS = safety.Limits()  # what a model and its test data may hold; an executor sets it from --memory-limit
+LIMITS = case_files.Limits()  # what a model and its test data may hold; an executor sets it from --memory-limit
 
 
 def one_line(text: str, limit: int = DETAIL_LIMIT) -> str:
@@ -64,11 +65,11 @@ def run_case(adapter: Any, case: dict, stage=None, checked: tuple | None = None)
     try:  # model.onnx before the backend sees a byte of it, the test data before it runs (issue 6)
         if checked is None:
             found = safety.check_model(case["path"], LIMITS)
-        elif isinstance(checked[0], safety.UnsafeCase):
+        elif isinstance(checked[0], case_files.UnsafeCase):
             raise checked[0]
         else:
             found = checked[0]
-    except safety.UnsafeCase as e:
+    except case_files.UnsafeCase as e:
         return finish(ERROR, "load", one_line(str(e)))
     model, check_data = found.model, found.check_data
     if capabilities is not None:
@@ -80,9 +81,9 @@ def run_case(adapter: Any, case: dict, stage=None, checked: tuple | None = None)
     expect_error = case.get("kind") == EXPECT_ERROR
     model_path = os.path.join(case["path"], "model.onnx")
     try:
-        # the bytes checked, to an adapter that can load them (Adapter.prepare_checked)
-        prepare = getattr(adapter, "prepare_checked", None)
-        prepared = adapter.prepare(model_path) if prepare is None else prepare(model_path, found.data)
+        # the bytes checked, to an adapter that can load them (Adapter.prepare_checked), and the
+        # graph's inputs and outputs, read from the model checked, to one that asks (a `signature` parameter)
+        prepared = prepare_model(adapter, model_path, found.data, model)
     except MemoryError:
         raise  # the memory limit: executor_child.serve reports it and starts afresh
     except Exception as e:
@@ -95,7 +96,7 @@ def run_case(adapter: Any, case: dict, stage=None, checked: tuple | None = None)
     parsed: dict = {}  # the test data as checked, so it is not read twice
     try:
         check_data(case.get("kind"), parsed)
-    except safety.UnsafeCase as e:
+    except case_files.UnsafeCase as e:
         return finish(ERROR, "load", one_line(str(e)))
     try:
         # The graph's declared types say which files hold sequences, optionals or maps.

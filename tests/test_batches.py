@@ -12,7 +12,7 @@ from onnx_conformance.harness.corpus import find_cases
 from onnx_conformance.harness.dispatch import Dispatch
 from onnx_conformance.harness.executor import Executor
 from onnx_conformance.harness.results import ResultsLog, read_results
-from onnx_conformance.harness import safety
+from onnx_conformance.harness import case_files, safety
 from onnx_conformance.harness.safety import check_case
 from tests.conftest import TOY, build_corpus
 
@@ -151,7 +151,7 @@ def test_a_batch_checked_ahead_gives_each_case_the_result_it_gets_alone(tmp_path
     big = onnx.load(tmp_path / "test_add_c" / "model.onnx")
     big.doc_string = "x" * (safety.AHEAD_BYTES + 1)  # checked in its turn, not ahead
     onnx.save(big, tmp_path / "test_add_c" / "model.onnx")
-    with pytest.raises(safety.Later):
+    with pytest.raises(case_files.Later):
         safety.check_model_ahead(str(tmp_path / "test_add_c"))
     os.remove(tmp_path / "test_add_d" / "test_data_set_0" / "output_0.pb")
     (tmp_path / "test_add_e" / "test_data_set_0" / "input_3.pb").write_bytes(b"")

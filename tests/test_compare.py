@@ -23,7 +23,8 @@ def test_count_is_checked_first():
 def test_shape_before_dtype_before_values():
     expected = np.zeros((3, 1, 2), np.int64)
     assert _one(expected, np.ones((3, 2), np.int32)).detail == "output 0 shape (3, 2) != expected (3, 1, 2)"
-    assert _one(expected, np.ones((3, 1, 2), np.int32)).detail == "output 0 dtype int32 != expected int64"
+    assert _one(expected, np.ones((3, 1, 2), np.int32)).detail == \
+        "output 0 dtype int32 != expected int64; the values differ too, once cast to int64 (6 of 6)"
     assert _one(expected, np.ones((3, 1, 2), np.int64)).detail.startswith("output 0: 6 of 6 values differ")
 
 
@@ -169,7 +170,8 @@ def test_dtype_names_from_the_caller_win():
 
 def test_numpy_scalar_outputs_are_tensors():
     assert _one(np.array(3.0, np.float32), np.float32(3.0)).status == "pass"
-    assert _one(np.array(3.0, np.float32), np.float64(3.0)).detail == "output 0 dtype double != expected float"
+    assert _one(np.array(3.0, np.float32), np.float64(3.0)).detail == \
+        "output 0 dtype double != expected float; the values match once cast to float"
 
 
 def test_pass_reports_the_largest_error_seen():

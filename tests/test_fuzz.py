@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from onnx import TensorProto
 
-from onnx_conformance.harness import safety
+from onnx_conformance.harness import case_files, safety
 from onnx_conformance.harness.compare import compare_outputs
 from onnx_conformance.harness.executor import DETAIL_LIMIT, run_case
 from onnx_conformance.harness.results import STATUSES
@@ -51,7 +51,7 @@ def _load(files: dict[str, bytes]) -> dict:
             (case / rel).write_bytes(data)
         try:
             safety.check_case(str(case))
-        except safety.UnsafeCase as e:  # the documented error: one line, naming a file
+        except case_files.UnsafeCase as e:  # the documented error: one line, naming a file
             text = str(e)
             assert text and "\n" not in text, text
         message = {"name": "test_fuzz", "path": str(case), "kind": "expect-output"}

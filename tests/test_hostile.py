@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from onnx import TensorProto
 
-from onnx_conformance.harness import safety
+from onnx_conformance.harness import case_files, safety
 from onnx_conformance.harness.corpus import find_cases
 from tests import hostile_corpus
 from tests.conftest import REPO, TOY, add_case, read_jsonl, run_cli
@@ -161,12 +161,12 @@ def test_nothing_outside_the_case_directory_is_opened(tmp_path):
 def test_file_and_tensor_limits(tmp_path):
     case = add_case(tmp_path, "test_add")
     size = (case / "model.onnx").stat().st_size
-    with pytest.raises(safety.UnsafeCase, match=rf"^model.onnx is {size:,} bytes, more than the "
+    with pytest.raises(case_files.UnsafeCase, match=rf"^model.onnx is {size:,} bytes, more than the "
                                                 r"50-byte limit$"):
-        safety.check_case(str(case), limits=safety.Limits(file_bytes=50))
-    with pytest.raises(safety.UnsafeCase, match=r"^test_data_set_0/input_0.pb: dims \[2, 3\] "
+        safety.check_case(str(case), limits=case_files.Limits(file_bytes=50))
+    with pytest.raises(case_files.UnsafeCase, match=r"^test_data_set_0/input_0.pb: dims \[2, 3\] "
                                                 r"need 24 bytes, more than the 16-byte tensor"):
-        safety.check_case(str(case), limits=safety.Limits(tensor_bytes=16))
+        safety.check_case(str(case), limits=case_files.Limits(tensor_bytes=16))
     assert safety.check_case(str(case)).graph.node[0].op_type == "Add"
 
 
@@ -177,7 +177,7 @@ def test_every_element_type_round_trips_through_the_checks(tmp_path):
     from onnx_conformance.harness.dtypes import numpy_of
 
     case = add_case(tmp_path, "test_add")
-    checker = safety._CaseDir(str(case), safety.Limits())
+    checker = case_files.CaseDir(str(case), case_files.Limits())
     for name, value in TensorProto.DataType.items():
         if value in (TensorProto.UNDEFINED,):
             continue
@@ -197,12 +197,12 @@ def test_every_element_type_round_trips_through_the_checks(tmp_path):
 
 
 def test_sizes_are_parsed_as_documented():
-    assert safety.parse_size("4G") == 4 * 2**30
-    assert safety.parse_size("512M") == 512 * 2**20
-    assert safety.parse_size("1.5GiB") == 3 * 2**29
-    assert safety.parse_size("0") is None
+    assert case_files.parse_size("4G") == 4 * 2**30
+    assert case_files.parse_size("512M") == 512 * 2**20
+    assert case_files.parse_size("1.5GiB") == 3 * 2**29
+    assert case_files.parse_size("0") is None
     with pytest.raises(ValueError, match="4G, 512M"):
-        safety.parse_size("lots")
+        case_files.parse_size("lots")
 
 
 def test_a_symlinked_case_inside_the_corpus_is_not_reported_twice(tmp_path):

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from _pytest.config.argparsing import Parser
 
 from onnx_conformance.harness import cli, options
+from tests.conftest import REPO, TOY, run_cli
 
 
 def _plugin_settings(args: list[str]) -> options.Settings:
@@ -77,3 +81,40 @@ def test_a_new_option_is_one_row(monkeypatch, tmp_path):
     assert "--warm-up SECONDS" in cli.build_parser().format_help()
     assert _through_the_plugin(["--warm-up", "2"], tmp_path).warm_up == 2.0
     assert _through_the_plugin([], tmp_path).warm_up == 1.0
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--conformance-timeout", "0"], "--conformance-timeout must be positive, got 0"),
+    (["--conformance-workers", "two"], "--conformance-workers wants a number of executor processes or 'auto'"),
+    (["--conformance-shard", "3/2"], "--conformance-shard K/N needs 1 <= K <= N, got '3/2'"),
+    (["--conformance-update-expectations"], "--conformance-update-expectations needs --conformance-expectations FILE"),
+])
+def test_a_bad_value_is_named_as_the_plugin_spells_it_where_pytest_is_started_directly(argv, message):
+    parser = Parser(_ispytest=True)
+    options.add_to_pytest(parser.getgroup("conformance"))
+    namespace = parser.parse(argv)
+    with pytest.raises(options.OptionError, match="^" + message.replace("(", r"\(")):
+        options.Settings(lambda dest: getattr(namespace, "conformance_" + dest), lambda option: option.plugin_flag)
+
+
+def _pytest_directly(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
+    env.pop("PYTEST_ADDOPTS", None)
+    env.pop("PYTEST_XDIST_WORKER", None)
+    return subprocess.run([sys.executable, "-m", "pytest", "-c", os.devnull, "-p", "onnx_conformance.harness.plugin",
+                           *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+
+
+def test_the_run_names_an_option_as_the_user_gave_it(corpus, tmp_path):
+    """pytest started directly: the plugin's --conformance-* flags; run-conformance: its own."""
+    proc = _pytest_directly("--conformance-cases", str(corpus), "--conformance-timeout", "0", cwd=tmp_path)
+    assert proc.returncode == pytest.ExitCode.USAGE_ERROR
+    assert "--conformance-timeout must be positive, got 0" in proc.stderr
+    proc = _pytest_directly("--conformance-cases", str(corpus), "--conformance-backend", TOY,
+                            "--conformance-op", "Nope", str(corpus), cwd=tmp_path)
+    assert proc.returncode == pytest.ExitCode.USAGE_ERROR
+    assert "--conformance-op Nope: no case of that operator in" in proc.stderr
+    proc = run_cli("--cases", str(corpus), "--backend", TOY, "--timeout", "0", cwd=tmp_path)
+    assert proc.returncode == 2 and "--timeout must be positive, got 0" in proc.stdout + proc.stderr
+    assert "--conformance-" not in proc.stdout + proc.stderr

@@ -10,8 +10,10 @@ from html.parser import HTMLParser
 import onnx.defs
 import pytest
 from onnx_conformance.harness.families import FAMILIES, OTHER, family_key, family_of
-from onnx_conformance.harness.reports import (MARK, MARKDOWN_BUDGET, SEVERITY, build_matrix, terminal_summary,
-                                              write_matrices)
+from onnx_conformance.harness.matrix import build_matrix
+from onnx_conformance.harness.matrix_markdown import MARKDOWN_BUDGET
+from onnx_conformance.harness.reports import terminal_summary, write_matrices
+from onnx_conformance.harness.statuses import SEVERITY
 
 RUN = {
     "backend": {"requested": "onnxruntime", "name": "onnxruntime", "version": "1.31.1", "options": {}},

@@ -120,7 +120,10 @@ def test_pytest_outcomes_and_junit(mixed_run):
     assert "Traceback" not in proc.stdout
     suite = ET.parse(report / "junit.xml").getroot().find("testsuite")
     by_name = {tc.get("name"): tc for tc in suite.iter("testcase")}
-    assert by_name["test_add_abort"].find("failure") is not None
+    # a case that did not answer (error, crash, timeout) is a JUnit <error>, a wrong answer a <failure>
+    assert by_name["test_add_abort"].find("error") is not None and by_name["test_add_abort"].find("failure") is None
+    assert by_name["test_add_wrong_values"].find("failure") is not None
+    assert suite.get("errors") == "6" and suite.get("failures") == "3"
     assert by_name["test_add_abort"].get("classname") == "Add"
     skipped = by_name["test_add_notimpl"].find("skipped")
     assert skipped is not None and skipped.get("message").startswith("unsupported:")
@@ -453,7 +456,9 @@ def test_last_failed_forgets_a_case_that_now_passes_quietly(corpus, tmp_path):
 def test_junit_keeps_pytests_layout(mixed_run, tmp_path):
     """junit.xml is written by the run from its results; with --junitxml pytest writes its own
     beside it (every case then goes through pytest's reporting). Testcase by testcase they agree:
-    classname, name, the status property, and a failure or a skip of the same type and message."""
+    classname, name, the status property, and a failure or a skip of the same type and message;
+    except that where pytest says <failure> for every regression, ours says <error> for a case that
+    did not answer (error, crash, timeout), as JUnit readers tell them apart."""
     _, _, report = mixed_run
     corpus = report.parent / "cases"
     behaviours = {c: b for c, (b, _, _) in {**BEHAVIOURS, **EXPECT_ERROR}.items()}
@@ -466,15 +471,20 @@ def test_junit_keeps_pytests_layout(mixed_run, tmp_path):
         out = {}
         for tc in suite.iter("testcase"):
             props = {p.get("name"): p.get("value") for p in tc.iter("property")}
-            verdict = next(((e.tag, e.get("type"), e.get("message")) for e in tc if e.tag in ("failure", "skipped")), None)
-            if verdict and verdict[0] == "failure":
+            verdict = next(((e.tag, e.get("type"), e.get("message")) for e in tc
+                            if e.tag in ("failure", "error", "skipped")), None)
+            if verdict and verdict[0] in ("failure", "error"):
                 verdict = (verdict[0], None, None)  # pytest's message is its own summary of the text
             out[tc.get("name")] = (tc.get("classname"), props.get("status"), verdict)
         return out
 
     ours, theirs = facts(tmp_path / "r" / "junit.xml"), facts(tmp_path / "pytest.xml")
+    errors = {name for name, v in ours.items() if v[2] and v[2][0] == "error"}
+    assert errors and all(ours[name][1] in ("error", "crash", "timeout") for name in errors)
+    assert all(theirs[name][2] == ("failure", None, None) for name in errors)
+    ours.update({name: (*ours[name][:2], ("failure", None, None)) for name in errors})
     assert ours == theirs and len(ours) == len(BEHAVIOURS) + len(EXPECT_ERROR) + 1
-    assert {v[2][0] for v in ours.values() if v[2]} == {"failure", "skipped"}
+    assert {v[2][0] for v in theirs.values() if v[2]} == {"failure", "skipped"}
 
 
 def test_plain_pytest_gives_the_same_run(tmp_path):

@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from onnx_conformance.harness import scoreboard_page
+from onnx_conformance.harness import scoreboard_data, scoreboard_page
 from onnx_conformance.harness.results import FIELDS, pack_results, write_json
 
 # (case, op, since_version, dtype) -> status per backend; a missing backend did not run the case
@@ -72,7 +72,7 @@ def embedded(page: str) -> dict:
 def test_encoding_round_trips_every_case_status_and_detail(tmp_path):
     make_reports(tmp_path)
     data = embedded(scoreboard_page.render_index(tmp_path, list(BACKENDS)))
-    cases = scoreboard_page.decode_cases(data)
+    cases = scoreboard_data.decode_cases(data)
     assert {c["case"] for c in cases} == {key[0] for key in CASES}
     families = {"Abs": "Element-wise math", "Relu": "Activations", "ReduceSum": "Reduce"}
     for c in cases:
@@ -107,7 +107,7 @@ def test_encoding_round_trips_every_case_status_and_detail(tmp_path):
 def test_disagreement_is_the_planted_one_only(tmp_path):
     make_reports(tmp_path)
     data = embedded(scoreboard_page.render_index(tmp_path, list(BACKENDS)))
-    cases = scoreboard_page.decode_cases(data)
+    cases = scoreboard_data.decode_cases(data)
     assert [cases[k]["case"] for k in data["disagree"]] == ["test_abs_x_opset13_int32"]
 
 
@@ -132,7 +132,7 @@ def test_names_without_results_are_left_out(tmp_path):
 def test_bad_reports_give_one_line_naming_the_file(tmp_path, capsys):
     make_reports(tmp_path)
     (tmp_path / "beta" / "run.json").write_text("{not json", encoding="utf-8")
-    with pytest.raises(scoreboard_page.PageError, match=r"beta[/\\]run\.json: not a JSON object"):
+    with pytest.raises(scoreboard_data.PageError, match=r"beta[/\\]run\.json: not a JSON object"):
         scoreboard_page.render_index(tmp_path, list(BACKENDS))
     make_reports(tmp_path)
     (tmp_path / "gamma" / "results.jsonl").write_text('{"case": "test_x", "status": null}\n', encoding="utf-8")

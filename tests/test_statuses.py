@@ -15,6 +15,7 @@ def test_the_vocabulary_and_its_views():
     assert statuses.FAILING == ("crash", "timeout", "flaky", "error", "fail")
     assert statuses.DECLINED == ("unsupported", "skip")
     assert statuses.RERUN == {"fail", "error", "crash", "timeout"}
+    assert statuses.UNFINISHED == {"error", "crash", "timeout"}  # JUnit's <error>, the rest of FAILING <failure>
     assert statuses.accepted(first_run=True) == {"pass", "warn", "unsupported", "skip"}
     assert statuses.accepted(first_run=False) == {"pass", "warn", "skip"}
     assert statuses.accepted(first_run=False, strict=True) == {"pass", "skip"}
@@ -43,8 +44,10 @@ PROBE = textwrap.dedent('''
     exec(compile(source, spec.origin, "exec"), module.__dict__)
 
     import tempfile, pathlib
-    from onnx_conformance.harness import expectations, reports, rerun, results, scoreboard_page
+    from onnx_conformance.harness import (expectations, matrix_html, matrix_markdown, reports, rerun, results,
+                                          scoreboard_data)
     from onnx_conformance.harness.compare_reports import answered_differently
+    from onnx_conformance.harness.matrix import build_matrix
 
     def result(case, status):
         return {"case": case, "op": "Abs", "domain": "", "opset": 13, "since_version": 13, "dtype": "float",
@@ -60,10 +63,10 @@ PROBE = textwrap.dedent('''
     out["first_run"] = expectations.evaluate(rs, None).exit_code
     out["counts"] = results.counts(rs)["hang"]
     out["summary"] = reports.terminal_summary(rs)
-    matrix = reports.build_matrix(rs, {"complete": True})
-    out["markdown"] = "🧊" in reports.render_markdown(matrix)
-    out["html"] = ".s-hang{background:#123456" in reports.render_html(matrix)
-    data = scoreboard_page.page_data([{"name": "x", "results": {r["case"]: r for r in rs}, "run": {}},
+    matrix = build_matrix(rs, {"complete": True})
+    out["markdown"] = "🧊" in matrix_markdown.render_markdown(matrix)
+    out["html"] = ".s-hang{background:#123456" in matrix_html.render_html(matrix)
+    data = scoreboard_data.page_data([{"name": "x", "results": {r["case"]: r for r in rs}, "run": {}},
                                       {"name": "y", "results": {"test_a": result("test_a", "pass")}, "run": {}}])
     out["page"] = [data["statuses"], data["codes"], data["failing"], data["backends"][0]["status"]]
     out["disagrees"] = answered_differently({"results": {"x": {"status": "hang"}, "y": {"status": "pass"}},

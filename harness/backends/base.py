@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
-import numpy as np
-
-from onnx_conformance.harness.dtypes import element_of
+from onnx_conformance.harness.dtypes import element_of, name_of
 
 
 class Unsupported(Exception):
@@ -46,14 +45,74 @@ class Capabilities:
         return None
 
 
+class Value(NamedTuple):
+    """One graph input or output, as prepare's `signature` describes it."""
+
+    name: str
+    # the spec's spelling: 'tensor(float)', 'seq(tensor(int8))', 'optional(tensor(bool))', 'map(int64, float)'
+    type: str
+    # a tensor's dimensions, each an int, a symbolic name or None where unknown; None: no rank, or not a tensor
+    shape: tuple | None
+
+    @property
+    def element(self) -> str:
+        """The element type's ONNX name ('float'; a map's: its value type's), as Capabilities.dtypes names it."""
+        return element_of(self.type)
+
+
+class Signature(NamedTuple):
+    """What run() is given and must give back, read from the model the harness checked (no second parse)."""
+
+    inputs: tuple[Value, ...]  # run()'s inputs, in this order: the graph's inputs that are not initializers
+    outputs: tuple[Value, ...]  # what run() returns, in this order: the graph's outputs
+
+
+def signature_of(model) -> Signature:
+    """A ModelProto's Signature."""
+    graph = model.graph
+    initialized = {t.name for t in graph.initializer} | {t.values.name for t in graph.sparse_initializer}
+    return Signature(tuple(_value(v) for v in graph.input if v.name not in initialized),
+                     tuple(_value(v) for v in graph.output))
+
+
+def _value(info) -> Value:
+    tp = info.type
+    shape = None
+    if tp.WhichOneof("value") == "tensor_type" and tp.tensor_type.HasField("shape"):
+        shape = tuple(d.dim_value if d.HasField("dim_value") else (d.dim_param or None)
+                      for d in tp.tensor_type.shape.dim)
+    return Value(info.name, type_string(tp), shape)
+
+
+def type_string(tp) -> str:
+    """A TypeProto in the spec's words: 'tensor(float)', 'seq(tensor(int8))', 'map(int64, float)'."""
+    kind = tp.WhichOneof("value")
+    if kind == "tensor_type":
+        return f"tensor({name_of(tp.tensor_type.elem_type)})"
+    if kind == "sparse_tensor_type":
+        return f"sparse_tensor({name_of(tp.sparse_tensor_type.elem_type)})"
+    if kind == "sequence_type":
+        return f"seq({type_string(tp.sequence_type.elem_type)})"
+    if kind == "optional_type":
+        return f"optional({type_string(tp.optional_type.elem_type)})"
+    if kind == "map_type":  # a map's tensor value type by its element name, as the index writes it
+        value = type_string(tp.map_type.value_type)
+        value = value[len("tensor("):-1] if value.startswith("tensor(") else value
+        return f"map({name_of(tp.map_type.key_type)}, {value})"
+    return "undefined"
+
+
 class Adapter:
     """Base adapter. Subclasses set `name`, implement `version`, `prepare` and `run`.
 
     Life cycle, all inside one isolated executor process:
         adapter = Adapter(options)            # once per executor process
-        prepared = adapter.prepare(model_path) # stage "load" (prepare_checked: with the checked bytes)
+        prepared = adapter.prepare(model_path) # stage "load" (prepare_checked: with the checked bytes;
+                                               # either, given a `signature` parameter: the graph's
+                                               # inputs and outputs, Signature)
         outputs = adapter.run(prepared, inputs) # stage "run"; inputs in graph-input order
     Any exception from prepare/run is passed to `classify`, which says `unsupported` or `error`.
+    The whole contract, with a template to copy: README's "Writing an adapter", backends/template.py.
     """
 
     name: str = "base"
@@ -82,16 +141,25 @@ class Adapter:
     capabilities: Capabilities = Capabilities()
 
     def prepare(self, model_path: str) -> Any:
+        """Stage load: what run() needs. A subclass may add a `signature` parameter
+        (`prepare(self, model_path, signature=None)`): the graph's inputs and outputs, a Signature."""
         raise NotImplementedError
 
-    def prepare_checked(self, model_path: str, model: bytes | None) -> Any:
+    def prepare_checked(self, model_path: str, model: bytes | None, signature: Signature | None = None) -> Any:
         """prepare, given also model.onnx's bytes as the safety checks read them (None for a model
         with external data, or too large to hold twice: it loads from its path). This default
         loads from the path; an adapter whose runtime loads a model from memory may load these
-        bytes instead: what loads is then exactly what was checked, and the file is not read again."""
+        bytes instead: what loads is then exactly what was checked, and the file is not read again.
+        `signature` reaches prepare where prepare takes it."""
+        if signature is not None and _takes_signature(self.prepare):
+            return self.prepare(model_path, signature=signature)
         return self.prepare(model_path)
 
-    def run(self, prepared: Any, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+    def run(self, prepared: Any, inputs: Sequence[Any]) -> list[Any]:
+        """Stage run: one value per graph input that is not an initializer, in graph order; one back per
+        graph output, in graph order. A tensor is a numpy array (ml_dtypes for bfloat16, float8, 4- and
+        2-bit types; rank-0 a 0-d array), a sequence a list, an optional its value or None, a map a dict
+        of key -> 0-d array. Outputs are what the runtime produced, in its type and shape, never cast."""
         raise NotImplementedError
 
     def classify(self, exc: BaseException, stage: str) -> str:
@@ -99,3 +167,38 @@ class Adapter:
         if isinstance(exc, (Unsupported, NotImplementedError)):
             return "unsupported"
         return "error"
+
+
+def prepare_model(adapter: Any, model_path: str, data: bytes | None, model: Any = None,
+                  signature: Signature | None = None) -> Any:
+    """Stage load, as the harness calls it: prepare_checked(model_path, data) (prepare(model_path) for an
+    adapter without it), with `signature=` (given, or read from `model`, the checked ModelProto) only
+    where the method, or prepare behind the base's prepare_checked, has a `signature` parameter: an
+    adapter written before signatures existed is called as it always was, and pays nothing for them."""
+    method = getattr(adapter, "prepare_checked", None)
+    if not _wants_signature(type(adapter)):
+        return adapter.prepare(model_path) if method is None else method(model_path, data)
+    signature = signature if signature is not None else signature_of(model)
+    if method is None:
+        return adapter.prepare(model_path, signature=signature)
+    return method(model_path, data, signature=signature)
+
+
+_WANTS: dict[type, bool] = {}  # adapter class -> whether its load takes `signature`, looked up once
+
+
+def _wants_signature(cls: type) -> bool:
+    wants = _WANTS.get(cls)
+    if wants is None:
+        method = getattr(cls, "prepare_checked", None)
+        if method is None or method is Adapter.prepare_checked:  # the default passes it on to prepare
+            method = getattr(cls, "prepare", None)
+        wants = _WANTS[cls] = _takes_signature(method)
+    return wants
+
+
+def _takes_signature(method: Any) -> bool:
+    try:
+        return "signature" in inspect.signature(method).parameters
+    except (TypeError, ValueError):  # not introspectable (a builtin): called as before
+        return False

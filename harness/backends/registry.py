@@ -14,8 +14,9 @@ from onnx_conformance.harness.backends import base
 
 ENTRY_POINT_GROUP = "onnx_conformance.backends"
 
-# Modules of this package that are not backends themselves.
-_NOT_BACKENDS = {"base", "registry"}
+# Modules of this package that are not backends themselves (template.py is the adapter writer's
+# template: it runs by its dotted path, onnx_conformance.harness.backends.template, not as a built-in).
+_NOT_BACKENDS = {"base", "registry", "template"}
 
 
 class BackendNotFound(LookupError):

@@ -1,0 +1,89 @@
+"""The exact backend with one planted fault, each only where the fixed corpus never looks: what explore-cases must find.
+
+`--backend-option fault=NAME[,NAME...]`:
+- prime_dims: an element-wise node answers its first element wrong when some input dimension is a
+  prime of 31 or more (a vectorised kernel's remainder loop; the corpus's shapes stop at 7);
+- deep_reduce: a Reduce node answers wrong when its data has rank 5 or more (the corpus's reach 3);
+- many_splits: a Split node answers its last part wrong when it has more than six outputs
+  (the corpus's have at most four);
+- abort_big: the process aborts when some input dimension is 1000 or more (a crash to shrink).
+Everywhere else the answers are this project's exact semantics.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import onnx
+
+from onnx_conformance.harness.backends.exact import ExactAdapter
+from onnx_conformance.harness.families import FAMILIES
+
+ELEMENTWISE = {*FAMILIES["Element-wise math"], *FAMILIES["Activations"], *FAMILIES["Logic, comparison and bits"]}
+
+
+def prime(n: int) -> bool:
+    return n >= 2 and all(n % k for k in range(2, int(n**0.5) + 1))
+
+
+class Planted(ExactAdapter):
+    name = "planted"
+    option_help = {**ExactAdapter.option_help,
+                   "fault": "prime_dims, deep_reduce, many_splits, abort_big, or several joined by commas"}
+
+    def __init__(self, options=None):
+        super().__init__(options)
+        self.fault = self.options.get("fault", "")
+        self.faults = set(self.fault.split(","))
+
+    @property
+    def version(self) -> str:
+        return f"planted {self.fault}"
+
+    def prepare(self, model_path: str):
+        self._abort_if_big(lambda: onnx.load(model_path))
+        return super().prepare(model_path)
+
+    def prepare_checked(self, model_path: str, model: bytes | None):
+        self._abort_if_big(lambda: onnx.load_from_string(model) if model is not None else onnx.load(model_path))
+        return super().prepare_checked(model_path, model)
+
+    def _abort_if_big(self, load) -> None:
+        """At load, before the semantics are imported: each crash restarts the executor."""
+        if "abort_big" in self.faults:
+            dims = [d.dim_value for i in load().graph.input for d in i.type.tensor_type.shape.dim]
+            if any(d >= 1000 for d in dims):
+                os.abort()
+
+    def run(self, prepared, inputs):
+        model = prepared[0]  # the exact adapter's (model, evaluator)
+        node = model.graph.node[-1]
+        dims = [d for x in inputs for d in np.shape(x)]
+        outputs = list(super().run(prepared, inputs))
+        wrong = (
+            ("prime_dims" in self.faults and node.op_type in ELEMENTWISE and any(d >= 31 and prime(d) for d in dims))
+            or ("deep_reduce" in self.faults and node.op_type.startswith("Reduce") and np.ndim(inputs[0]) >= 5)
+            or ("many_splits" in self.faults and node.op_type == "Split" and len(node.output) > 6)
+        )
+        if wrong:
+            outputs[-1] = _off(outputs[-1])
+        return outputs
+
+
+def _off(x):
+    """x with its first element changed to a value no tolerance accepts."""
+    x = np.array(x, copy=True)
+    if x.size == 0:
+        return x
+    flat = x.reshape(-1)
+    if x.dtype == np.bool_:
+        flat[0] = not flat[0]
+    elif x.dtype.kind in "iu":
+        flat[0] = flat[0] ^ 1
+    elif x.dtype.kind == "O":
+        flat[0] = str(flat[0]) + "?"
+    else:
+        value = float(flat[0])
+        flat[0] = 1.0 if value != value or value == 0 else 0.0
+    return x
