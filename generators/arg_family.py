@@ -8,13 +8,12 @@ ranks. -0.0 and 0.0 compare equal, so they tie.
 from __future__ import annotations
 
 import math
-import re
 
 import numpy as np
 
 from onnx_conformance.generators import values
 from onnx_conformance.generators.case import NotApplicable, Operator
-from onnx_conformance.generators.semantics import Rejected, Undefined, attr
+from onnx_conformance.generators.semantics import Rejected, Undefined, attr, rule
 
 DOC = [[2, 2], [3, 10]]
 
@@ -35,7 +34,7 @@ class ArgOp(Operator):
         x = inputs["data"]
         axis = attr(attrs, "axis", 0)
         if not -x.ndim <= axis < x.ndim:
-            raise Rejected(axis_rule(v) or f"axis {axis} names no dimension of data of rank {x.ndim}")
+            raise Rejected(rule(v, r"^Accepted range", "axis") or f"axis {axis} names no dimension of data of rank {x.ndim}")
         if axis < 0 and v.since_version < 11:
             raise Undefined(f"{self.name}-{v.since_version} gives axis no negative values "
                             "('Accepted range is [-r, r-1]' is version 11's)")
@@ -65,13 +64,6 @@ class ArgOp(Operator):
             return NotApplicable(f"{self.name}-{v.since_version} has no select_last_index (added in version 12)")
         attrs = {k: a for k, a in (("axis", axis), ("keepdims", keepdims), ("select_last_index", last)) if a is not None}
         return self.expect(v, {"data": x}, attrs)
-
-
-def axis_rule(v) -> str | None:
-    """'Accepted range is [-r, r-1] where r = rank(data).' (axis, from version 11)."""
-    text = " ".join(v.schema.attributes["axis"].description.split())
-    m = re.search(r"Accepted range is \[-r, r-1\] where r = rank\(data\)\.", text)
-    return m.group(0) if m else None
 
 
 def doc(t):

@@ -109,6 +109,14 @@ def pow_exact(x, y):
         return math.nan
     if y_int and abs(y) <= 64:
         return Fraction(x) ** int(y)
+    if y_int and abs(y) > 2**20 and abs(x) != 1:
+        # |y * log2|x|| past 4096 (float64's estimate, off by far less than the margin): |x ** y| is beyond
+        # 2^+-2000, where exact() gives mpmath's value as the signed infinity or zero it rounds to; without
+        # the thousand-odd squarings mpmath takes to get there
+        if abs(y) * abs(math.log2(abs(x))) > 4096:
+            grows = (abs(x) > 1) == (y > 0)
+            negative = x < 0 and int(y) % 2 == 1
+            return math.copysign(math.inf if grows else 0.0, -1.0 if negative else 1.0)
     with mpmath.workprec(PREC):
         r = mpmath.power(mpmath.mpf(abs(x)), mpmath.mpf(y))
         if x < 0 and int(y) % 2 == 1:
@@ -229,9 +237,13 @@ NEEDS_ATTRIBUTE = r"broadcast=1. needs to be passed"
 def one_type(v, named: dict, param: str = "T") -> str:
     """The one element type the inputs of type parameter `param` share, which the version's
     constraint allows; else Rejected, quoting the constraint."""
-    constraint = next(c.description for c in v.schema.type_constraints if c.type_param_str == param)
+    if param not in v.type_params:  # the schema's own error, as reading the constraint gives it
+        next(c.description for c in v.schema.type_constraints if c.type_param_str == param)
     types = {n: type_of(x) for n, x in named.items()}
     names = list(types)
+    if len(set(types.values())) > 1 or any(t not in v.type_params[param] for t in types.values()):
+        # the constraint's text, for the sentence a rejection quotes (read from the schema only then)
+        constraint = next(c.description for c in v.schema.type_constraints if c.type_param_str == param)
     if len(set(types.values())) > 1:
         here = f"{names[0]} is {types[names[0]]}" + "".join(f" and {n} {types[n]}" for n in names[1:])
         each = "both" if len(names) == 2 else "all"

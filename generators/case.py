@@ -192,24 +192,33 @@ class Operator:
         self._defaults = defaults or {}
         self.examples: dict[str, Example] = {}
         self.reference_reasons: list[tuple[re.Pattern, str]] = []
+        self.body_reasons: list[tuple[re.Pattern, str]] = []
         # The operator's meaning (generators/semantics.py): set by @OPERATOR.semantics.
         self.meaning: Semantics | None = None
         self.meaning_takes_asked = False
+        self.meaning_takes_graph = False
 
     # -- the operator's meaning ------------------------------------------------------------------
 
     def semantics(self, fn: Semantics) -> Semantics:
         """Decorator: fn(v, attrs, inputs) -> outputs is this operator's meaning, in every version. An
         operator whose outputs depend on which of them the node asks for (Split before 18: as many parts
-        as outputs) takes a fourth parameter `asked`: one bool per node output, True where it is named."""
+        as outputs) takes a fourth parameter `asked`: one bool per node output, True where it is named. One
+        whose meaning is about the graph around its node (Gradient differentiates the nodes before it) takes
+        `graph`: the evaluator's exact.Enclosing, None where there is no model (Operator.run)."""
         if self.meaning is not None:
             raise ValueError(f"{self.name}: semantics stated twice")
         self.meaning = fn
-        self.meaning_takes_asked = "asked" in inspect.signature(fn).parameters
+        params = inspect.signature(fn).parameters
+        self.meaning_takes_asked = "asked" in params
+        self.meaning_takes_graph = "graph" in params
         return fn
 
-    def meaning_of(self, v: OpVersion, attrs: dict, inputs: dict, asked: tuple | None) -> dict:
-        """The semantics on inputs by formal name (exact.py's and run's one way in); `asked` where it wants it."""
+    def meaning_of(self, v: OpVersion, attrs: dict, inputs: dict, asked: tuple | None, graph=None) -> dict:
+        """The semantics on inputs by formal name (exact.py's and run's one way in); `asked` and `graph`
+        where it wants them."""
+        if self.meaning_takes_graph:
+            return self.meaning(v, attrs, inputs, graph=graph, **({"asked": asked} if self.meaning_takes_asked else {}))
         if self.meaning_takes_asked:
             return self.meaning(v, attrs, inputs, asked=asked)
         return self.meaning(v, attrs, inputs)
@@ -260,6 +269,14 @@ class Operator:
 
     def why_reference_differs(self, text: str) -> str | None:
         return next((reason for pattern, reason in self.reference_reasons if pattern.search(text)), None)
+
+    def body_differs(self, pattern: str, reason: str) -> None:
+        """Why the operator's function body, run node by node, gives another value than the operator's
+        text wherever `pattern` is found in '<example> <dtype>: <the comparator's detail>' (cases/expanded.md)."""
+        self.body_reasons.append((re.compile(pattern), reason))
+
+    def why_body_differs(self, text: str) -> str | None:
+        return next((reason for pattern, reason in self.body_reasons if pattern.search(text)), None)
 
     def example(self, fn: Example | None = None, *, name: str | None = None):
         """Decorator: register fn as the example named after it (or `name`)."""

@@ -16,6 +16,7 @@ import math
 import re
 from decimal import Decimal, localcontext
 from fractions import Fraction
+from functools import lru_cache
 
 import ml_dtypes
 import numpy as np
@@ -49,6 +50,7 @@ class CastOperator(Operator):
         return [Types(dict(t), "T1", (t["T2"],)) for t in super().bindings(v)]
 
 
+@lru_cache(maxsize=None)
 def kind(t: str) -> str:
     if t in ("string", "bool"):
         return t
@@ -76,15 +78,16 @@ def convert(x, src: str, dst: str, since: int, saturate: bool = True, round_mode
     """x (exact or special) cast from src to dst under the version's rules; None where undefined."""
     k = kind(dst)
     from_float = kind(src) not in ("int", "bool")  # a string parses to a float value
+    word = x if isinstance(x, str) else None  # one of SPECIAL, else x is an exact number
     if k == "bool":
         # "+/- 0.0 to False; all else to True"; fixed point "zero to False; nonzero to True".
-        return not (x == "-0" or x == 0)
+        return not (word == "-0" or (word is None and x == 0))
     if k == "int":
         lo, hi = values.int_range(dst)
         if from_float:
             # "fixed point: undefined if OOR"; how a fraction becomes an integer is not stated.
-            if x in SPECIAL:
-                return 0 if x == "-0" else None
+            if word is not None:
+                return 0 if word == "-0" else None
             if x.denominator != 1 or not lo <= x <= hi:
                 return None
             return int(x)
@@ -94,10 +97,10 @@ def convert(x, src: str, dst: str, since: int, saturate: bool = True, round_mode
         return (int(x) - lo) % (hi - lo + 1) + lo
     if k == "e8m0":
         return _e8m0(x, saturate, round_mode)
-    if x == "nan":
+    if word == "nan":
         return None if k == "mx" else math.nan
-    if x in ("inf", "-inf"):
-        sign = -1.0 if x == "-inf" else 1.0
+    if word in ("inf", "-inf"):
+        sign = -1.0 if word == "-inf" else 1.0
         if k == "ieee":
             return sign * math.inf
         if k == "mx":
@@ -108,9 +111,9 @@ def convert(x, src: str, dst: str, since: int, saturate: bool = True, round_mode
                 return math.nan
             return sign * float(ml_dtypes.finfo(numpy_of(dst)).max)
         return sign * math.inf if dst == "float8e5m2" else math.nan
-    if x == "-0":
+    if word == "-0":
         return -0.0
-    big = Fraction(float(ml_dtypes.finfo(numpy_of(dst)).max))
+    big = _largest(dst)
     if k == "mx" and abs(x) > big:
         return None  # out of range: neither the float rule (infinity) nor a clamp is stated
     if k == "ieee" and abs(x) > big and since < 13:
@@ -120,6 +123,12 @@ def convert(x, src: str, dst: str, since: int, saturate: bool = True, round_mode
         # beyond FLT_MAX yet rounding back to it: "infinity if OOR" and IEEE rounding disagree
         return None
     return float(r)
+
+
+@lru_cache(maxsize=None)
+def _largest(dst: str) -> Fraction:
+    """The largest finite value of a float type, exactly."""
+    return Fraction(float(ml_dtypes.finfo(numpy_of(dst)).max))
 
 
 def _e8m0(x, saturate: bool, round_mode: str):

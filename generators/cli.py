@@ -9,20 +9,25 @@ import sys
 import tempfile
 from pathlib import Path
 
-from onnx_conformance.generators import coverage
+from onnx_conformance.generators import coverage, expanded
 from onnx_conformance.generators.crosscheck import report_markdown
-from onnx_conformance.generators.emit import REPO_CASES, generate_corpus, units
+from onnx_conformance.generators.emit import REPO_CASES, generate_corpus, graph_units, units
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="generate-cases", description=__doc__)
     p.add_argument("--out", type=Path, default=REPO_CASES, help="corpus directory (default: the project's cases/)")
-    p.add_argument("--op", action="append", help="only this operator (repeatable)")
+    p.add_argument("--op", action="append",
+                   help="only this operator or graph family (generators/patterns, generators/models; repeatable)")
     p.add_argument("--jobs", "-j", type=int, default=None, help="worker processes (default: all cores)")
     p.add_argument("--check", action="store_true",
                    help="regenerate into a temporary directory and fail, naming the cases, if any byte differs "
                         "from OUT/index.json (and from OUT/node where present)")
     p.add_argument("--no-crosscheck", action="store_true", help="skip running onnx's ReferenceEvaluator on every case")
+    p.add_argument("--graphs", action="store_true",
+                   help="also write the cases beyond single nodes into OUT/graph: every case's function-expanded "
+                        "twin, and every pattern and model (README 'Beyond single nodes'); not yet in the "
+                        "default corpus")
     p.add_argument("--onnx-node-tests", action="store_true",
                    help="instead, write the node test cases of the installed onnx (collect_testcases()) "
                         "into OUT (required, not the project's cases/); with --op, only that operator")
@@ -34,10 +39,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyError as e:
         print(f"generate-cases: {e.args[0]}", file=sys.stderr)
         return 2
+    selected = ops + graph_units(a.op) if a.op else None  # operators and graph families
     if a.check:
-        return check(a.out, ops if a.op else None, a.jobs)
+        return check(a.out, selected, a.jobs, a.graphs)
     try:
-        index = generate_corpus(a.out, ops, a.jobs, crosscheck=not a.no_crosscheck)
+        index = generate_corpus(a.out, selected, a.jobs, crosscheck=not a.no_crosscheck, graphs=a.graphs)
     except FileExistsError as e:
         print(f"generate-cases: {e}", file=sys.stderr)
         return 2
@@ -48,9 +54,11 @@ def main(argv: list[str] | None = None) -> int:
         unexplained = sum(1 for d in index["_disagreements"] if d.get("reason") is None)
         print(f"reference evaluator disagrees on {len(index['_disagreements'])} cases, {unexplained} of them "
               f"with no stated reason: see {a.out / 'crosscheck.md'}")
+    if a.graphs:
+        (a.out / "expanded.md").write_text(expanded.report_markdown(index["_expanded"], index["onnx_version"]))
     for line in coverage.summary_lines(s):
         print(line)
-    print(f"wrote {a.out / 'node'} and {a.out / 'index.json'}")
+    print(f"wrote {a.out / 'node'}, {a.out / 'graph'} and {a.out / 'index.json'}")
     return 0
 
 
@@ -69,7 +77,7 @@ def onnx_node_tests(p: argparse.ArgumentParser, a: argparse.Namespace) -> int:
     return 0
 
 
-def check(out: Path, ops: list[str] | None, jobs: int | None) -> int:
+def check(out: Path, ops: list[str] | None, jobs: int | None, graphs: bool = False) -> int:
     """Regenerate (only `ops`, where given: then only their cases are compared) and compare with OUT/index.json."""
     index_path = out / "index.json"
     try:
@@ -78,12 +86,14 @@ def check(out: Path, ops: list[str] | None, jobs: int | None) -> int:
         print(f"generate-cases --check: {index_path}: cannot read the index ({e})", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory() as tmp:
-        fresh = generate_corpus(Path(tmp), ops, jobs, crosscheck=False)
+        fresh = generate_corpus(Path(tmp), ops, jobs, crosscheck=False, graphs=graphs)
     if ops:
         pinned = dict(pinned, cases={n: c for n, c in pinned["cases"].items() if c["op"] in ops})
     problems = diff_cases(pinned["cases"], fresh["cases"], "regenerated")
     if (out / "node").is_dir():
         on_disk = hash_tree(out / "node", pinned["cases"])
+        if (out / "graph").is_dir():
+            on_disk.update(hash_tree(out / "graph", pinned["cases"]))
         if ops:  # the other operators' folders are not this check's business
             on_disk = {n: c for n, c in on_disk.items() if c.get("op") in ops}
         problems += diff_cases(pinned["cases"], on_disk, "on disk")

@@ -1,5 +1,8 @@
 """What Conv, ConvTranspose, DeformConv and CausalConvWithState share (and ConvInteger, QLinearConv import): exact convolutions.
 
+The geometry is stated once: the attributes' shared rules (`attributes`), the pads in effect and the output
+size (`convolve_args`, `out_shape`, `transposed_size`), and the examples' attributes and rejections.
+
 Every oracle here sums exact products: inputs are `linalg_family.exact_array` values (Python ints
 for integer data, Fractions for finite floats, NaN and the infinities as Python floats, whose
 arithmetic with a Fraction follows IEEE 754: 0 * inf is NaN, inf + -inf is NaN), and the result
@@ -14,11 +17,12 @@ the weights where a window reaches padding.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
 from onnx_conformance.generators import values
-from onnx_conformance.generators.case import NotApplicable
+from onnx_conformance.generators.case import Declared, NotApplicable
 from onnx_conformance.generators.linalg_family import exact_array, to_type
 from onnx_conformance.generators.semantics import Rejected, attr
 from onnx_conformance.harness.dtypes import name_of_numpy
@@ -35,6 +39,24 @@ def out_size(size: int, kernel: int, stride: int, dilation: int, begin: int, end
     return (size + begin + end - dilation * (kernel - 1) - 1) // stride + 1
 
 
+def out_shape(spatial, kernel, strides, dilations, pads) -> list[int]:
+    """Conv's output length along every spatial axis (`out_size`), pads [x1_begin, x2_begin, ..., x1_end, ...]."""
+    n = len(spatial)
+    return [out_size(spatial[i], kernel[i], strides[i], dilations[i], pads[i], pads[n + i]) for i in range(n)]
+
+
+def transposed_size(size: int, kernel: int, stride: int, dilation: int, output_padding: int, begin: int,
+                    end: int) -> int:
+    """ConvTranspose's output length along one axis: 'stride[i] * (input_size[i] - 1) + output_padding[i] +
+    ((kernel_shape[i] - 1) * dilations[i] + 1) - pads[start_i] - pads[end_i]'."""
+    return stride * (size - 1) + output_padding + (kernel - 1) * dilation + 1 - begin - end
+
+
+def filled(n: int, strides=None, dilations=None, pads=None) -> tuple[list[int], list[int], list[int]]:
+    """strides and dilations (default 1 per axis) and pads (default 0 at both ends) over n spatial axes."""
+    return list(strides or [1] * n), list(dilations or [1] * n), list(pads or [0] * (2 * n))
+
+
 def auto_pads(in_shape, kernel, strides, dilations, mode: str) -> list[int] | None:
     """The pads [x1_begin, x2_begin, ..., x1_end, x2_end, ...] Conv's auto_pad `mode` means for the
     spatial `in_shape` (no N, C), or None for NOTSET (explicit `pads` apply).
@@ -45,8 +67,7 @@ def auto_pads(in_shape, kernel, strides, dilations, mode: str) -> list[int] | No
     the two sides equally or almost equally', the odd one 'at the end for SAME_UPPER and at the
     beginning for SAME_LOWER'. VALID: no padding."""
     n = len(in_shape)
-    strides = list(strides or [1] * n)
-    dilations = list(dilations or [1] * n)
+    strides, dilations, _ = filled(n, strides, dilations)
     if mode in ("NOTSET", "", None):
         return None
     if mode == "VALID":
@@ -69,12 +90,26 @@ NEGATIVE_PADS = "pads: 'it can take any value greater than or equal to 0'"
 AUTO_PAD_VALUES = ("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID")
 
 
-def spatial_attrs(v, attrs: dict, n: int, kernel) -> tuple[list[int], list[int], list[int] | None, str]:
-    """strides, dilations (default 1 per axis), explicit pads (None where left out) and auto_pad (default
-    NOTSET) of a convolution over n spatial axes with the kernel W gives, checked against the attributes'
-    own rules: 'auto_pad must be either NOTSET, SAME_UPPER, SAME_LOWER or VALID', pads 'can take any value
+class Attributes(NamedTuple):
+    """A convolution node's spatial attributes, defaults applied."""
+
+    strides: list[int]
+    dilations: list[int]
+    pads: list[int] | None  # the explicit pads; None where left out
+    auto_pad: str
+    group: int
+
+
+def attributes(v, attrs: dict, x_shape, w_shape, shapes: str) -> Attributes:
+    """strides, dilations (default 1 per axis), explicit pads (None where left out), auto_pad (default
+    NOTSET) and group (default 1) of a convolution node on X and W of these shapes, checked against the
+    operators' shared rules: X of rank 3 or more and W of X's rank (else Rejected(shapes), the operator's
+    words), 'auto_pad must be either NOTSET, SAME_UPPER, SAME_LOWER or VALID', pads 'can take any value
     greater than or equal to 0' and 'cannot be used simultaneously with auto_pad attribute', kernel_shape
     'should be inferred from input W' (a kernel_shape that W contradicts is rejected)."""
+    if len(x_shape) < 3 or len(w_shape) != len(x_shape):
+        raise Rejected(shapes)
+    n, kernel = len(x_shape) - 2, list(w_shape[2:])
     strides = list(attr(attrs, "strides", [1] * n))
     dilations = list(attr(attrs, "dilations", [1] * n))
     pads = attrs.get("pads")
@@ -94,7 +129,18 @@ def spatial_attrs(v, attrs: dict, n: int, kernel) -> tuple[list[int], list[int],
     if given is not None and list(given) != list(kernel):
         raise Rejected("kernel_shape: 'The shape of the convolution kernel. If not present, should be inferred "
                        "from input W.' (W's kernel differs)")
-    return strides, dilations, None if pads is None else list(pads), auto_pad
+    return Attributes(strides, dilations, None if pads is None else list(pads), auto_pad, attr(attrs, "group", 1))
+
+
+def convolve_args(a: Attributes, x_shape, w_shape, empty: str) -> dict:
+    """convolve()'s keyword arguments: the pads in effect (auto_pad's, else the explicit ones, else none),
+    where every output axis keeps an element (else Rejected(empty): the operator's words for a dilated
+    kernel wider than the padded input)."""
+    n = len(x_shape) - 2
+    pads = auto_pads(x_shape[2:], w_shape[2:], a.strides, a.dilations, a.auto_pad) or a.pads or [0] * (2 * n)
+    if any(o < 1 for o in out_shape(x_shape[2:], w_shape[2:], a.strides, a.dilations, pads)):
+        raise Rejected(empty)
+    return dict(strides=a.strides, pads=pads, dilations=a.dilations, group=a.group)
 
 
 def convolve(x, w, *, strides=None, pads=None, dilations=None, group: int = 1) -> np.ndarray:
@@ -114,30 +160,42 @@ def convolve(x, w, *, strides=None, pads=None, dilations=None, group: int = 1) -
     n = xe.ndim - 2
     if n < 1 or we.ndim != xe.ndim:
         raise ValueError(f"convolve: X rank {xe.ndim}, W rank {we.ndim}")
-    strides = list(strides or [1] * n)
-    dilations = list(dilations or [1] * n)
-    pads = list(pads or [0] * (2 * n))
+    strides, dilations, pads = filled(n, strides, dilations, pads)
     batch, channels = xe.shape[:2]
     m_out, cg = we.shape[:2]
     kernel = we.shape[2:]
     if channels != cg * group or m_out % group:
         raise ValueError(f"convolve: C={channels}, W.shape[1]={cg}, M={m_out}, group={group}")
-    outs = [out_size(xe.shape[2 + i], kernel[i], strides[i], dilations[i], pads[i], pads[n + i]) for i in range(n)]
+    outs = out_shape(xe.shape[2:], kernel, strides, dilations, pads)
     if any(o < 1 for o in outs):
         raise ValueError(f"convolve: empty output {outs}")
+
+    def term(b, m, ch, c, o, _, k):
+        pos = tuple(o[i] * strides[i] - pads[i] + k[i] * dilations[i] for i in range(n))
+        if all(0 <= p < xe.shape[2 + i] for i, p in enumerate(pos)):
+            return xe[(b, ch, *pos)] * we[(m, c, *k)]
+        return None
+
+    return grouped_sums(batch, m_out, group, cg, outs, kernel, term)
+
+
+def grouped_sums(batch: int, m_out: int, group: int, cg: int, outs, kernel, term) -> np.ndarray:
+    """A grouped convolution's sums, an object array of shape (N, M, o1, ..., on): y[b, m, o] sums, over the
+    group's input channels ch = (m // (M/group)) * C/group + c for c < C/group and the kernel offsets k
+    (row-major, the kk-th), term(b, m, ch, c, o, kk, k) in that order; a None term (padding) is left out."""
     per_group = m_out // group
+    offsets = list(enumerate(np.ndindex(*kernel)))
     y = np.empty((batch, m_out, *outs), dtype=object)
-    offsets = list(np.ndindex(*kernel))
     for b in range(batch):
         for m in range(m_out):
             base = (m // per_group) * cg
             for o in np.ndindex(*outs):
                 acc = 0
                 for c in range(cg):
-                    for k in offsets:
-                        pos = tuple(o[i] * strides[i] - pads[i] + k[i] * dilations[i] for i in range(n))
-                        if all(0 <= p < xe.shape[2 + i] for i, p in enumerate(pos)):
-                            acc = acc + xe[(b, base + c, *pos)] * we[(m, c, *k)]
+                    for kk, k in offsets:
+                        t = term(b, m, base + c, c, o, kk, k)
+                        if t is not None:
+                            acc = acc + t
                 y[(b, m, *o)] = acc
     return y
 
@@ -153,14 +211,22 @@ def add_bias(y: np.ndarray, bias) -> np.ndarray:
     return out
 
 
-def magnitude(x, w, bias=None, **conv) -> float:
-    """The largest sum of |x*w| (+|b|) over output elements: `accuracy.accumulation`'s magnitude."""
-    ax = np.vectorize(lambda e: abs(e) if not (isinstance(e, float) and math.isnan(e)) else 0, otypes=[object])
-    y = convolve(ax(exact(x)), ax(exact(w)), **conv)
+# |e| of an exact value, a NaN counted as 0: what bounds a sum's rounding error
+_absolute = np.vectorize(lambda e: 0 if isinstance(e, float) and math.isnan(e) else abs(e), otypes=[object])
+
+
+def largest_sum(oracle, x, w, bias=None, **conv) -> float:
+    """The largest finite sum of |terms| (+|b|) over the output elements of `oracle` (convolve or
+    conv_transpose; another's keywords pass through): `accuracy.accumulation`'s magnitude."""
+    y = oracle(_absolute(exact(x)), _absolute(exact(w)), **conv)
     if bias is not None:
-        y = add_bias(y, ax(exact(bias)))
-    finite = [float(e) for e in y.reshape(-1) if not (isinstance(e, float) and not math.isfinite(e))]
-    return max(finite, default=0.0)
+        y = add_bias(y, _absolute(exact(bias)))
+    return max((float(e) for e in y.reshape(-1) if not (isinstance(e, float) and not math.isfinite(e))), default=0.0)
+
+
+def magnitude(x, w, bias=None, **conv) -> float:
+    """Conv's: the largest sum of |x*w| (+|b|) over output elements."""
+    return largest_sum(convolve, x, w, bias, **conv)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -175,11 +241,10 @@ def transpose_pads(in_shape, kernel, strides, dilations, output_padding, output_
     pads[end_i] = (total_padding[i]/2)'. A negative total (an output_shape beyond the computed output)
     is no padding: the extra elements go to the higher-index side, as output_padding's do (pads 'can
     take any value greater than or equal to 0')."""
-    n = len(in_shape)
     begins, ends = [], []
-    for i in range(n):
-        full = strides[i] * (in_shape[i] - 1) + output_padding[i] + (kernel[i] - 1) * dilations[i] + 1
-        total = full - output_shape[i]
+    for i in range(len(in_shape)):
+        total = transposed_size(in_shape[i], kernel[i], strides[i], dilations[i], output_padding[i], 0, 0) \
+            - output_shape[i]
         if total < 0:
             b, e = 0, total
         elif upper:
@@ -200,17 +265,15 @@ def conv_transpose(x, w, *, strides=None, pads=None, dilations=None, group: int 
     (a negative end pad, or output_padding, adds elements no input reaches: zero)."""
     xe, we = exact(x), exact(w)
     n = xe.ndim - 2
-    strides = list(strides or [1] * n)
-    dilations = list(dilations or [1] * n)
-    pads = list(pads or [0] * (2 * n))
+    strides, dilations, pads = filled(n, strides, dilations, pads)
     output_padding = list(output_padding or [0] * n)
     batch, channels = xe.shape[:2]
     if we.shape[0] != channels or channels % group:
         raise ValueError(f"conv_transpose: C={channels}, W.shape[0]={we.shape[0]}, group={group}")
     mg = we.shape[1]
     kernel = we.shape[2:]
-    outs = [strides[i] * (xe.shape[2 + i] - 1) + output_padding[i] + (kernel[i] - 1) * dilations[i] + 1
-            - pads[i] - pads[n + i] for i in range(n)]
+    outs = [transposed_size(xe.shape[2 + i], kernel[i], strides[i], dilations[i], output_padding[i], pads[i],
+                            pads[n + i]) for i in range(n)]
     if any(o < 1 for o in outs):
         raise ValueError(f"conv_transpose: empty output {outs}")
     cg = channels // group
@@ -228,14 +291,6 @@ def conv_transpose(x, w, *, strides=None, pads=None, dilations=None, group: int 
                         for m in range(mg):
                             y[(b, g * mg + m, *o)] = y[(b, g * mg + m, *o)] + xv * we[(c, m, *k)]
     return y
-
-
-def transpose_magnitude(x, w, bias=None, **conv) -> float:
-    ax = np.vectorize(lambda e: abs(e) if not (isinstance(e, float) and math.isnan(e)) else 0, otypes=[object])
-    y = conv_transpose(ax(exact(x)), ax(exact(w)), **conv)
-    if bias is not None:
-        y = add_bias(y, ax(exact(bias)))
-    return max((float(e) for e in y.reshape(-1) if not (isinstance(e, float) and not math.isfinite(e))), default=0.0)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -276,49 +331,33 @@ def deform_convolve(x, w, offset, mask=None, *, strides=None, pads=None, dilatio
     xe, we, oe = exact(x), exact(w), exact(offset)
     me = exact(mask) if mask is not None else None
     n = xe.ndim - 2
-    strides = list(strides or [1] * n)
-    dilations = list(dilations or [1] * n)
-    pads = list(pads or [0] * (2 * n))
+    strides, dilations, pads = filled(n, strides, dilations, pads)
     batch, channels = xe.shape[:2]
     m_out, cg = we.shape[:2]
     kernel = we.shape[2:]
     if channels != cg * group or m_out % group or channels % offset_group:
         raise ValueError(f"deform_convolve: C={channels}, W={we.shape}, group={group}, offset_group={offset_group}")
-    outs = [out_size(xe.shape[2 + i], kernel[i], strides[i], dilations[i], pads[i], pads[n + i]) for i in range(n)]
+    outs = out_shape(xe.shape[2:], kernel, strides, dilations, pads)
     kn = int(np.prod(kernel))
     if list(oe.shape) != [batch, offset_group * kn * n, *outs]:
         raise ValueError(f"deform_convolve: offset shape {oe.shape}, expected {[batch, offset_group * kn * n, *outs]}")
-    per_group = m_out // group
     per_offset = channels // offset_group
-    offsets = list(np.ndindex(*kernel))
-    y = np.empty((batch, m_out, *outs), dtype=object)
-    for b in range(batch):
-        for m in range(m_out):
-            base = (m // per_group) * cg
-            for o in np.ndindex(*outs):
-                acc = 0
-                for c in range(cg):
-                    ch = base + c
-                    og = ch // per_offset
-                    for kk, k in enumerate(offsets):
-                        row = og * kn + kk
-                        pos = [o[i] * strides[i] - pads[i] + k[i] * dilations[i] + oe[(b, row * n + i, *o)]
-                               for i in range(n)]
-                        v = sample(xe[b, ch], pos)
-                        if me is not None:
-                            v = v * me[(b, row, *o)]
-                        acc = acc + v * we[(m, c, *k)]
-                y[(b, m, *o)] = acc
-    return y
+
+    def term(b, m, ch, c, o, kk, k):
+        row = (ch // per_offset) * kn + kk
+        pos = [o[i] * strides[i] - pads[i] + k[i] * dilations[i] + oe[(b, row * n + i, *o)] for i in range(n)]
+        v = sample(xe[b, ch], pos)
+        if me is not None:
+            v = v * me[(b, row, *o)]
+        return v * we[(m, c, *k)]
+
+    return grouped_sums(batch, m_out, group, cg, outs, kernel, term)
 
 
 def deform_magnitude(x, w, offset, mask=None, bias=None, **conv) -> float:
     """The largest sum of |sampled x * mask * w| (+|b|): each sample bounded by its neighbours' |x|."""
-    ax = np.vectorize(abs, otypes=[object])
-    y = deform_convolve(ax(exact(x)), ax(exact(w)), offset, None if mask is None else ax(exact(mask)), **conv)
-    if bias is not None:
-        y = add_bias(y, ax(exact(bias)))
-    return max((float(e) for e in y.reshape(-1)), default=0.0)
+    return largest_sum(deform_convolve, x, w, bias, offset=offset,
+                       mask=None if mask is None else _absolute(exact(mask)), **conv)
 
 
 def rounded_like(y: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -334,10 +373,10 @@ def padding_meets_nonfinite(x_shape, w, *, strides, pads, dilations, **_) -> boo
     if not values.is_float(name_of_numpy(w.dtype)) or np.isfinite(w.astype(np.float64)).all():
         return False
     n = len(x_shape) - 2
+    outs = out_shape(x_shape[2:], w.shape[2:], strides, dilations, pads)
     for k in {tuple(idx[2:]) for idx in zip(*np.nonzero(~np.isfinite(w.astype(np.float64))))}:
         for i in range(n):
-            outs = out_size(x_shape[2 + i], w.shape[2 + i], strides[i], dilations[i], pads[i], pads[n + i])
-            pos = [o * strides[i] - pads[i] + k[i] * dilations[i] for o in range(outs)]
+            pos = [o * strides[i] - pads[i] + k[i] * dilations[i] for o in range(outs[i])]
             if any(not 0 <= p < x_shape[2 + i] for p in pos):
                 return True
     return False
@@ -376,14 +415,14 @@ def specials(t, shape, rng: np.random.Generator) -> np.ndarray:
 GEOMETRY_TYPES = ("float", "float16")
 
 
-def geometry_only(covered_by: str):
-    """A decorator for an example about where the window or kernel lands, not about arithmetic: it
-    runs in float and float16 only; `covered_by` names the examples that carry every type."""
+def geometry_only(covered_by: str, what: str = "window"):
+    """A decorator for an example about where the window or kernel lands (`what`: DeformConv's samples), not
+    about arithmetic: it runs in float and float16 only; `covered_by` names the examples that carry every type."""
 
     def decorate(example):
         def wrapped(v, t, rng):
             if t.dtype not in GEOMETRY_TYPES:
-                return NotApplicable("window-geometry examples run in float and float16; the type's arithmetic is "
+                return NotApplicable(f"{what}-geometry examples run in float and float16; the type's arithmetic is "
                                      f"covered by {covered_by}")
             return example(v, t, rng)
 
@@ -392,4 +431,39 @@ def geometry_only(covered_by: str):
         return wrapped
 
     return decorate
+
+
+def given(w, kernel_shape: bool = False, **attrs) -> dict:
+    """The attributes an example sets, in the order named (None leaves one out); kernel_shape=True writes
+    W's kernel shape first."""
+    out = {"kernel_shape": list(w.shape[2:])} if kernel_shape else {}
+    out.update((name, value) for name, value in attrs.items() if value is not None)
+    return out
+
+
+def rejected(op, v, t, x, w, offset=None, **attrs):
+    """An expect-error case of a convolution: the semantics' rejection of X and W (and DeformConv's offset)
+    with these attributes, Y declared of X's rank."""
+    inputs = {"X": x, "W": w} if offset is None else {"X": x, "W": w, "offset": offset}
+    return op.reject(v, inputs, attrs, {"Y": Declared(t.dtype, [None] * x.ndim)})
+
+
+def pads_with_auto_pad(op, x_shape, w_shape):
+    """The rejection of pads given with auto_pad SAME_UPPER ('This attribute cannot be used simultaneously
+    with auto_pad attribute'), on X and W of these shapes."""
+
+    def example(v, t, rng):
+        return rejected(op, v, t, operand(t, x_shape, rng), operand(t, w_shape, rng), auto_pad="SAME_UPPER",
+                        pads=[1, 1, 1, 1])
+
+    return example
+
+
+# Where onnx's ReferenceEvaluator (1.23) differs from Conv's and ConvTranspose's value alike, and why ours stands
+# (cases/crosscheck.md): OPERATOR.reference_differs(*each).
+HALF_SUMS = (r" float16: .*values differ",
+             "the evaluator accumulates float16 products in float16 (numpy on float16 arrays), rounding every partial "
+             "sum; ours is the exact sum rounded once, and the tolerance allows a float accumulation")
+AUTO_PAD_OVER_PADS = (r"^pads_with_auto_pad .*returned outputs",
+                      "the evaluator does not check that pads and auto_pad are not both set: it applies auto_pad")
 

@@ -14,7 +14,7 @@ def against_reference(built) -> dict | None:
 
     row = {"case": built.name, "op": built.meta["op"], "since_version": built.meta["since_version"],
            "dtype": built.meta["dtype"], "example": built.meta["example"]}
-    from onnx_conformance.generators.emit import plain
+    from onnx_conformance.generators.protos import plain
 
     feeds = {n: plain(a) for n, a in built.inputs}
     try:

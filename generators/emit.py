@@ -7,126 +7,23 @@ import json
 import os
 import shutil
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import onnx
 from onnx import checker, helper, numpy_helper
 
-from onnx_conformance.generators.case import Case, Const, Declared, Map, NotApplicable, Opt, Seq, Types, case_name, seeded_rng, type_of
+from onnx_conformance.generators.case import Case, Const, Declared, NotApplicable, Types, case_name, seeded_rng, type_of
+from onnx_conformance.generators.expanded import SUFFIX, expand
+from onnx_conformance.generators.graphs import all_families, build_family
 from onnx_conformance.generators.ops import all_operators
+from onnx_conformance.generators.protos import Built, files_of, ir_version_for, value_info
 from onnx_conformance.generators.spec import OpVersion, versions
-from onnx_conformance.harness.dtypes import elem_type_of, element_of, numpy_of
+from onnx_conformance.harness.dtypes import element_of
 
 INDEX_FORMAT = 1
 REPO_CASES = Path(__file__).resolve().parent.parent / "cases"
-
-
-@dataclass
-class Built:
-    """One case, in memory: the model, its feeds and (for expect-output) its expected outputs."""
-
-    name: str
-    meta: dict
-    model: onnx.ModelProto
-    inputs: list[tuple[str, Any]]
-    outputs: list[tuple[str, Any]] | None
-    output_types: list[str]  # each expected output's element type, as the comparator names it
-
-
-def value_info(name: str, type_name: str, value: Any = None, shape=None) -> onnx.ValueInfoProto:
-    """A graph input or output: the value's type, and the concrete shape of a tensor value."""
-    return helper.make_value_info(name, type_proto(type_name, value, shape))
-
-
-def type_proto(type_name: str, value: Any = None, shape=None) -> onnx.TypeProto:
-    if type_name.startswith("optional("):
-        inner = type_name[len("optional("):-1]
-        content = value.value if isinstance(value, Opt) else None
-        return helper.make_optional_type_proto(type_proto(inner, content))
-    if type_name.startswith("map("):
-        key, val = map_types(type_name)
-        return helper.make_map_type_proto(elem_type_of(key), type_proto(val))
-    if type_name.startswith("seq(map("):
-        return helper.make_sequence_type_proto(type_proto(type_name[len("seq("):-1]))
-    if type_name.startswith("seq("):
-        inner = type_name[len("seq("):-1]
-        # The tensors of a sequence differ in shape: declare their rank only where they agree.
-        ranks = {np.ndim(x) for x in value.items} if isinstance(value, Seq) else set()
-        rank_shape = [None] * ranks.pop() if len(ranks) == 1 else None
-        return helper.make_sequence_type_proto(type_proto(inner, None, rank_shape))
-    elem = type_name[len("tensor("):-1] if type_name.startswith("tensor(") else type_name
-    if shape is None and value is not None:
-        shape = np.shape(value)
-    return helper.make_tensor_type_proto(elem_type_of(elem), shape)
-
-
-def map_types(type_name: str) -> tuple[str, str]:
-    """'map(int64, string)' -> ('int64', 'string')."""
-    key, val = type_name[len("map("):-1].split(",", 1)
-    return key.strip(), val.strip()
-
-
-def map_proto(name: str, value: Map) -> onnx.MapProto:
-    """A map as onnx's loader reads it (numpy_helper.to_dict): the keys, and a sequence of one
-    0-d tensor per value, in the keys' order."""
-    proto = onnx.MapProto(name=name, key_type=elem_type_of(value.key))
-    if value.key == "string":
-        proto.string_keys.extend(str(k).encode() for k in value.items)
-    else:
-        proto.keys.extend(int(k) for k in value.items)
-    seq = onnx.SequenceProto(elem_type=onnx.SequenceProto.TENSOR)
-    dt = object if value.value == "string" else numpy_of(value.value)
-    seq.tensor_values.extend(numpy_helper.from_array(np.array(x, dtype=dt)) for x in value.items.values())
-    proto.values.CopyFrom(seq)
-    return proto
-
-
-def value_proto(name: str, value: Any):
-    """A value as onnx's loader reads it: TensorProto, SequenceProto, OptionalProto or MapProto."""
-    if isinstance(value, Map):
-        return map_proto(name, value)
-    if isinstance(value, Seq) and value.elem.startswith("map("):
-        proto = onnx.SequenceProto(name=name, elem_type=onnx.SequenceProto.MAP)
-        proto.map_values.extend(map_proto("", m) for m in value.items)
-        return proto
-    if isinstance(value, Opt):
-        proto = onnx.OptionalProto(name=name)
-        if value.value is None:
-            proto.elem_type = onnx.OptionalProto.UNDEFINED
-        elif isinstance(value.value, Seq):
-            proto.elem_type = onnx.OptionalProto.SEQUENCE
-            proto.sequence_value.CopyFrom(value_proto("", value.value))
-        else:
-            proto.elem_type = onnx.OptionalProto.TENSOR
-            proto.tensor_value.CopyFrom(value_proto("", value.value))
-        return proto
-    if isinstance(value, Seq):
-        proto = onnx.SequenceProto(name=name, elem_type=onnx.SequenceProto.TENSOR)
-        proto.tensor_values.extend(value_proto("", x) for x in value.items)
-        return proto
-    return numpy_helper.from_array(np.asarray(value), name)
-
-
-def plain(value: Any) -> Any:
-    """A value as the comparator and the reference evaluator take it: arrays, lists, None."""
-    if isinstance(value, Opt):
-        return None if value.value is None else plain(value.value)
-    if isinstance(value, Map):
-        return plain_map(value)
-    if isinstance(value, Seq):
-        return [plain(x) if isinstance(x, Map) else np.asarray(x) for x in value.items]
-    return np.asarray(value)
-
-
-def plain_map(value: Map) -> dict:
-    """A map as a dict: keys as Python int or str, values as 0-d arrays of the value type (how
-    harness/corpus.py reads a MapProto back)."""
-    dt = object if value.value == "string" else numpy_of(value.value)
-    return {(str(k) if value.key == "string" else int(k)): np.array(x, dtype=dt) for k, x in value.items.items()}
 
 
 def build_model(op, v: OpVersion, opset: int, case: Case, name: str) -> tuple[onnx.ModelProto, list]:
@@ -173,24 +70,6 @@ def build_model(op, v: OpVersion, opset: int, case: Case, name: str) -> tuple[on
     return model, feeds
 
 
-def ir_version_for(opsets: list) -> int:
-    """The lowest IR version that knows every opset imported. onnx.helper's table skips opsets
-    2 to 4 (released under IR 3 between the opsets it lists): take the next opset it lists."""
-    return _ir_version(tuple((o.domain or "ai.onnx", o.version) for o in opsets))
-
-
-@lru_cache(maxsize=None)
-def _ir_version(opsets: tuple[tuple[str, int], ...]) -> int:
-    table = helper.OP_SET_ID_VERSION_MAP
-    ir = 1
-    for domain, version in opsets:
-        known = sorted(v for d, v in table if d == domain and v >= version)
-        if not known:
-            raise ValueError(f"no IR version knows opset {version} of {domain!r}")
-        ir = max(ir, table[(domain, known[0])])
-    return ir
-
-
 def build_version(op_name: str, since_version: int) -> tuple[list[Built], list[dict]]:
     """Every case of one operator version, and every example that does not apply, with why."""
     op = all_operators()[op_name]
@@ -230,29 +109,68 @@ def _built(op, v: OpVersion, opset: int, t: Types, example: str, case: Case) -> 
     return Built(name, meta, model, feeds, expected, [element_of(type_of(x)) for _, x in outputs])
 
 
-def files_of(b: Built) -> dict[str, bytes]:
-    files = {"model.onnx": b.model.SerializeToString()}
-    for k, (n, value) in enumerate(b.inputs):
-        files[f"test_data_set_0/input_{k}.pb"] = value_proto(n, value).SerializeToString()
-    for k, (n, value) in enumerate(b.outputs or []):
-        files[f"test_data_set_0/output_{k}.pb"] = value_proto(n, value).SerializeToString()
-    return files
-
-
-def _emit_unit(args) -> tuple[dict, list[dict], list[dict], dict, list[str]]:
+def _emit_unit(args) -> tuple[dict, list[dict], list[dict], dict, list[str], list[dict]]:
     """Worker: build one operator version, write its cases under out/node, return index entries
     (and, for index.json, each entry and each not-applicable record already rendered as JSON)."""
-    op_name, since_version, out, crosscheck = args
+    op_name, since_version, out, crosscheck, expanded = args
     # An oracle's NaN or infinity is a value here, not an accident: numpy's warnings about them
     # would only bury generate-cases' summary.
     with np.errstate(all="ignore"):
         built, not_applicable = build_version(op_name, since_version)
     op = all_operators()[op_name]
+    entries, rendered, disagreements = _write_built(built, os.path.join(out, "node"), op, crosscheck)
+    twins, differences = expanded_forms(op, built, not_applicable) if expanded else ([], [])
+    more = _write_built(twins, os.path.join(out, "graph"), op, crosscheck)
+    entries.update(more[0])
+    rendered.update(more[1])
+    disagreements.extend(more[2])
+    return entries, not_applicable, disagreements, rendered, [_render(r, 2) for r in not_applicable], differences
+
+
+def expanded_forms(op, built: list[Built], not_applicable: list[dict]) -> tuple[list[Built], list[dict]]:
+    """The function-expanded twin of each expect-output case whose operator version has a function
+    body (generators/expanded.py); why a twin does not exist goes to not_applicable, and where the
+    body's value differs from the operator's, a row for cases/expanded.md."""
+    twins, differences = [], []
+    for b in built:
+        if b.outputs is None or not _has_body(op.domain, op.name, b.meta["since_version"]):
+            continue
+        with np.errstate(all="ignore"):
+            twin, row = expand(op, b)
+        if isinstance(twin, NotApplicable):
+            m = b.meta
+            not_applicable.append({"op": op.name, "since_version": m["since_version"], "dtype": m["dtype"],
+                                   "types": m["types"], "example": m["example"] + SUFFIX, "opset": m["opset"],
+                                   "reason": twin.reason})
+            continue
+        twins.append(twin)
+        if row:
+            differences.append(row)
+    return twins, differences
+
+
+@lru_cache(maxsize=None)
+def _has_body(domain: str, name: str, since_version: int) -> bool:
+    schema = onnx.defs.get_schema(name, since_version, domain)
+    return schema.has_function or schema.has_context_dependent_function
+
+
+def _emit_family(args) -> tuple[dict, list[dict], list[dict], dict, list[str], list[dict]]:
+    """Worker: what _emit_unit does, for one graph family (generators/graphs.py), under out/graph."""
+    name, out, crosscheck = args
+    with np.errstate(all="ignore"):
+        built, not_applicable = build_family(name)
+    entries, rendered, disagreements = _write_built(built, os.path.join(out, "graph"), all_families()[name], crosscheck)
+    return entries, not_applicable, disagreements, rendered, [_render(r, 2) for r in not_applicable], []
+
+
+def _write_built(built: list[Built], folder: str, owner, crosscheck: bool) -> tuple[dict, dict, list[dict]]:
+    """Write each case's directory under folder; its index entry, that entry rendered, and (with
+    crosscheck) where onnx's ReferenceEvaluator disagrees, with the reason `owner` states."""
     entries, rendered, disagreements = {}, {}, []
-    node = os.path.join(out, "node")
     for b in built:
         files = files_of(b)
-        case_dir = os.path.join(node, b.name)
+        case_dir = os.path.join(folder, b.name)
         # Two mkdirs and one open per file: on a slow file system these calls are most of the time.
         os.mkdir(case_dir)
         os.mkdir(os.path.join(case_dir, "test_data_set_0"))
@@ -265,9 +183,9 @@ def _emit_unit(args) -> tuple[dict, list[dict], list[dict], dict, list[str]]:
 
             d = against_reference(b)
             if d:
-                d["reason"] = op.why_reference_differs(f"{d['example']} {d['dtype']}: {d['detail']}")
+                d["reason"] = owner.why_reference_differs(f"{d['example']} {d['dtype']}: {d['detail']}")
                 disagreements.append(d)
-    return entries, not_applicable, disagreements, rendered, [_render(r, 2) for r in not_applicable]
+    return entries, rendered, disagreements
 
 
 def _write(path: str, data: bytes) -> None:
@@ -282,44 +200,69 @@ def _write(path: str, data: bytes) -> None:
 
 
 def units(ops: list[str] | None = None) -> list[tuple[str, int]]:
+    """(operator, since_version) of every version to emit; `ops` may also name graph families
+    (generators/graphs.py), which graph_units selects."""
     operators = all_operators()
-    names = sorted(operators) if not ops else ops
+    names = sorted(operators) if not ops else [n for n in ops if n not in graph_families()]
     unknown = [n for n in names if n not in operators]
     if unknown:
-        raise KeyError(f"no generator module for {', '.join(unknown)} (have: {', '.join(sorted(operators))})")
+        raise KeyError(f"no generator module for {', '.join(unknown)} (have: {', '.join(sorted(operators))}, "
+                       f"and the graph families {', '.join(sorted(graph_families()))})")
     # A deprecated version has no valid model to test: the checker refuses it (coverage lists it).
     return [(n, v.since_version) for n in names for v in versions(n, operators[n].domain) if not v.deprecated]
 
 
+def case_path(out_dir: Path, name: str, entry: dict) -> Path:
+    """Where a case of the index lies under the corpus directory: node/ for a single node, graph/ for a
+    case with a `form` (expanded, pattern, model)."""
+    return Path(out_dir) / ("graph" if entry.get("form") else "node") / name
+
+
+def graph_units(ops: list[str] | None = None) -> list[str]:
+    """The graph families to emit: every one, or those `ops` names."""
+    return sorted(graph_families()) if not ops else sorted(n for n in ops if n in graph_families())
+
+
+@lru_cache(maxsize=None)
+def graph_families() -> dict:
+    return all_families()
+
+
 def generate_corpus(out_dir: Path = REPO_CASES, ops: list[str] | None = None, jobs: int | None = None,
-                    crosscheck: bool = True) -> dict:
-    """Write out_dir/node/<case>/... and out_dir/index.json; return the index.
+                    crosscheck: bool = True, graphs: bool = False) -> dict:
+    """Write out_dir/node/<case>/... (single nodes) and out_dir/index.json; return the index. With
+    `graphs`, also out_dir/graph/<case>/...: every case's function-expanded twin and every pattern and
+    model; a family `ops` names is written either way.
 
     With crosscheck, also return (under "_disagreements") every case where onnx's ReferenceEvaluator
     disagrees with our oracle; the caller decides where to record them.
     """
     out_dir = Path(out_dir)
-    node = out_dir / "node"
-    if node.exists():
-        # Only ever clear a directory this generator wrote: one whose index.json is ours.
-        if not _is_our_corpus(out_dir):
-            raise FileExistsError(f"{node}: exists and is not a corpus written by generate-cases; choose another --out")
-        shutil.rmtree(node)
-    node.mkdir(parents=True)
-    work = [(n, sv, str(out_dir), crosscheck) for n, sv in units(ops)]
+    for folder in (out_dir / "node", out_dir / "graph"):
+        if folder.exists():
+            # Only ever clear a directory this generator wrote: one whose index.json is ours.
+            if not _is_our_corpus(out_dir):
+                raise FileExistsError(f"{folder}: exists and is not a corpus written by generate-cases; "
+                                      "choose another --out")
+            shutil.rmtree(folder)
+        folder.mkdir(parents=True)
+    work = [(n, sv, str(out_dir), crosscheck, graphs) for n, sv in units(ops)]
+    families = [(n, str(out_dir), crosscheck) for n in graph_units(ops)
+                if graphs or (ops and n in ops)]
     jobs = jobs or os.cpu_count() or 1
     if jobs > 1:
         with ProcessPoolExecutor(jobs) as pool:
-            parts = list(pool.map(_emit_unit, work))
+            parts = list(pool.map(_emit_unit, work)) + list(pool.map(_emit_family, families))
     else:
-        parts = [_emit_unit(w) for w in work]
-    cases, not_applicable, disagreements, rendered, na_rendered = {}, [], [], {}, []
-    for entries, na, dis, text, na_text in parts:
+        parts = [_emit_unit(w) for w in work] + [_emit_family(f) for f in families]
+    cases, not_applicable, disagreements, rendered, expanded = {}, [], [], {}, []
+    for entries, na, dis, text, na_text, differences in parts:
         cases.update(entries)
         rendered.update(text)
         not_applicable.extend(zip(na, na_text))
         disagreements.extend(dis)
-    not_applicable.sort(key=lambda r: (r[0]["op"], r[0]["since_version"], r[0]["dtype"], r[0]["example"],
+        expanded.extend(differences)
+    not_applicable.sort(key=lambda r: (r[0]["op"], r[0]["since_version"] or 0, r[0]["dtype"], r[0]["example"],
                                        json.dumps(r[0]["types"], sort_keys=True)))
     index = {
         "format": INDEX_FORMAT,
@@ -328,6 +271,7 @@ def generate_corpus(out_dir: Path = REPO_CASES, ops: list[str] | None = None, jo
         "not_applicable": [r for r, _ in not_applicable],
     }
     (out_dir / "index.json").write_bytes(index_bytes(index, rendered, [t for _, t in not_applicable]))
+    index["_expanded"] = sorted(expanded, key=lambda d: d["case"])
     if crosscheck:
         index["_disagreements"] = sorted(disagreements, key=lambda d: d["case"])
     return index

@@ -4,7 +4,8 @@ Each node's outputs are what its operator's semantics (generators/semantics.py) 
 version in force at the model's opset of its domain: exact or correctly rounded to the output's
 type. A model-local function, or an operator whose meaning the spec gives only as a function body
 and whose module states no semantics, is run through its body. Graph attributes (If, Loop, Scan,
-SequenceMap) become callables that run the subgraph with the enclosing graph's values in scope.
+SequenceMap) become callables that run the subgraph with the enclosing graph's values in scope; an
+operator whose meaning is about the graph around it (Gradient) is handed that graph (`Enclosing`).
 What it cannot compute it declines (`CannotEvaluate`), in its own words.
 """
 
@@ -58,14 +59,20 @@ def _domain(domain: str) -> str:
 
 def version_in_force(op_type: str, domain: str, opset: int) -> OpVersion:
     """The schema version of op_type in force at `opset` of its domain."""
+    found = _in_force(op_type, domain, opset)
+    if found is None:
+        where = f"domain {domain!r}" if domain else "ai.onnx"
+        raise CannotEvaluate(f"{op_type}: no operator of that name in {where} at opset {opset}")
+    return found
+
+
+@lru_cache(maxsize=None)
+def _in_force(op_type: str, domain: str, opset: int) -> OpVersion | None:
     try:
         found = [v for v in versions(op_type, domain) if v.since_version <= opset]
     except KeyError:
         found = []
-    if not found:
-        where = f"domain {domain!r}" if domain else "ai.onnx"
-        raise CannotEvaluate(f"{op_type}: no operator of that name in {where} at opset {opset}")
-    return found[-1]
+    return found[-1] if found else None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -196,6 +203,30 @@ class Subgraph:
         return self.evaluator.run_graph(self.graph, list(values), self.scope)
 
 
+class Enclosing:
+    """The graph around a node, for an operator whose meaning is about that graph (Gradient differentiates
+    the nodes before it): those nodes, and any of them run exactly on values of the caller's choosing."""
+
+    def __init__(self, evaluator: "Evaluator", node: onnx.NodeProto, scope: ChainMap, opsets: dict[str, int]):
+        self.evaluator, self.node, self.scope, self.opsets = evaluator, node, scope, opsets
+        nodes = list(evaluator.nodes)
+        at = next((k for k, n in enumerate(nodes) if n is node), None)
+        self.before = nodes[:at if at is not None else nodes.index(node)]
+
+    def version(self, node: onnx.NodeProto) -> OpVersion:
+        """The version of node's operator in force here."""
+        domain = _domain(node.domain)
+        if domain not in self.opsets:
+            raise CannotEvaluate(f"{node.op_type}: the model imports no opset of domain {domain!r}")
+        return version_in_force(node.op_type, domain, self.opsets[domain])
+
+    def run(self, node: onnx.NodeProto, values: dict) -> list:
+        """node's outputs, its inputs read from `values`, else from the graph's values."""
+        scope = self.scope.new_child(dict(values))
+        self.evaluator.run_node(node, scope, self.opsets)
+        return [scope.maps[0].get(name) if name else None for name in node.output]
+
+
 # ---------------------------------------------------------------------------------------------
 # the evaluator
 
@@ -211,6 +242,7 @@ class Evaluator:
         self.opsets = {_domain(d): v for d, v in opsets.items()}
         self.functions = functions or {}
         self.progress = progress
+        self.nodes: Any = ()  # the nodes of the graph (or function body) being run: what Enclosing sees
 
     @classmethod
     def for_model(cls, model: onnx.ModelProto, progress=None) -> "Evaluator":
@@ -244,10 +276,12 @@ class Evaluator:
         if missing:
             raise ValueError(f"graph {graph.name!r}: no value for input {missing[0]!r}")
         count = len(graph.node)
+        enclosing, self.nodes = self.nodes, graph.node
         for k, node in enumerate(graph.node):
             if top and self.progress:
                 self.progress(k, count, node)
             self.run_node(node, scope, self.opsets)
+        self.nodes = enclosing
         return [_as_declared(scope[o.name], o.type) for o in graph.output]
 
     # -- nodes -----------------------------------------------------------------------------------
@@ -283,7 +317,8 @@ class Evaluator:
             for a in attributes:
                 attrs[a.name] = (Subgraph(self, a.g, scope) if a.type == onnx.AttributeProto.GRAPH
                                  else attribute_value(a))
-            computed = op.meaning_of(v, attrs, _formal(v.schema, inputs), tuple(bool(n) for n in node.output))
+            graph = Enclosing(self, node, scope, opsets) if op.meaning_takes_graph else None
+            computed = op.meaning_of(v, attrs, _formal(v.schema, inputs), tuple(bool(n) for n in node.output), graph)
             return _positional(v, computed, len(node.output))
         body = _schema_body(v, node, inputs, opsets[domain])
         if body is not None:
@@ -300,11 +335,13 @@ class Evaluator:
         opsets = dict(self.opsets)
         opsets.update({_domain(o.domain): o.version for o in function.opset_import})
         scope: ChainMap = ChainMap()
-        for name, value in zip(function.input, inputs):
+        for k, name in enumerate(function.input):  # a formal input the call leaves out is absent
             if name:
-                scope[name] = value
+                scope[name] = inputs[k] if k < len(inputs) else None
+        enclosing, self.nodes = self.nodes, function.node
         for node in function.node:
             self.run_node(node, scope, opsets, given)
+        self.nodes = enclosing
         return [scope.get(name) for name in function.output]
 
     @staticmethod
@@ -362,42 +399,58 @@ def _resolve(attributes, caller: dict | None) -> list[onnx.AttributeProto]:
 def _formal(schema, inputs: list) -> dict:
     """A node's inputs by position as semantics takes them: by formal name, the variadic last one a list."""
     out = {}
-    for k, formal in enumerate(schema.inputs):
-        if formal.option.name == "Variadic":
-            out[formal.name] = list(inputs[k:])
+    for k, (name, variadic) in enumerate(_signature(schema)[0]):
+        if variadic:
+            out[name] = list(inputs[k:])
             return out
-        out[formal.name] = inputs[k] if k < len(inputs) else None
+        out[name] = inputs[k] if k < len(inputs) else None
     return out
 
 
 def _positional(v: OpVersion, computed: dict, count: int) -> list:
     """The semantics' outputs, by formal name, as the node's outputs by position."""
     out = []
-    for formal in v.schema.outputs:
-        if formal.option.name == "Variadic":
-            out.extend(computed.get(formal.name, []))
+    for name, variadic in _signature(v.schema)[1]:
+        if variadic:
+            out.extend(computed.get(name, []))
             break
-        out.append(computed.get(formal.name))
+        out.append(computed.get(name))
     return out[:count]
 
 
+_SIGNATURES: dict = {}
+
+
+def _signature(schema) -> tuple:
+    """((name, variadic) of each formal input, the same of each output): read from the schema once (its
+    pybind accessors cost more than the rest of a small node), kept with the schema so its id stays its own."""
+    got = _SIGNATURES.get(id(schema))
+    if got is None or got[0] is not schema:
+        sides = tuple(tuple((f.name, f.option.name == "Variadic") for f in formals)
+                      for formals in (schema.inputs, schema.outputs))
+        got = _SIGNATURES[id(schema)] = (schema, sides)
+    return got[1]
+
+
 def _schema_body(v: OpVersion, node: onnx.NodeProto, inputs: list, opset: int) -> onnx.FunctionProto | None:
-    """The function body the spec gives this operator version at `opset`, if any."""
-    schema = v.schema
+    """The function body the spec gives this operator version at `opset` for these input values, if any."""
+    return schema_body(v.schema, node, [_type_proto(x) if x is not None else onnx.TypeProto() for x in inputs], opset)
+
+
+def schema_body(schema, node: onnx.NodeProto, types: list, opset: int) -> onnx.FunctionProto | None:
+    """The function body `schema` gives at `opset` (a context-dependent one: for this node and its
+    inputs' TypeProtos), or None where it gives none."""
+    raw = None
     if schema.has_function:
-        try:
-            return schema.get_function_with_opset_version(opset) or schema.function_body
-        except Exception:  # noqa: BLE001 - onnx raises plain errors for a version it has no body at
-            return schema.function_body
-    if schema.has_context_dependent_function:
-        types = [_type_proto(x).SerializeToString() if x is not None else onnx.TypeProto().SerializeToString()
-                 for x in inputs]
-        raw = schema.get_context_dependent_function_with_opset_version(opset, node.SerializeToString(), types)
-        if raw:
-            f = onnx.FunctionProto()
-            f.ParseFromString(raw)
-            return f
-    return None
+        raw = schema.get_function_with_opset_version(opset)  # serialized; b"" where there is none
+    elif schema.has_context_dependent_function:
+        raw = schema.get_context_dependent_function_with_opset_version(
+            opset, node.SerializeToString(), [t.SerializeToString() for t in types])
+    if not raw:
+        return None
+    body = onnx.FunctionProto()
+    body.ParseFromString(raw)
+    return body if len(body.node) else None
 
 
 def _array(x: np.ndarray) -> np.ndarray:

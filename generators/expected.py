@@ -21,7 +21,7 @@ import numpy as np
 import onnx
 
 from onnx_conformance.generators import values
-from onnx_conformance.generators.emit import value_proto
+from onnx_conformance.generators.protos import value_proto
 from onnx_conformance.generators.exact import CannotEvaluate, Evaluator, from_plain, type_name
 from onnx_conformance.generators.semantics import NotDeterministic, Rejected, Undefined
 

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
 from onnx_conformance.generators.movement import data
+from onnx_conformance.generators.semantics import described, sentences
 
 
 def doc_or_data(t, doc, rng, doc_type: str = "float", specials: bool = True) -> np.ndarray:
@@ -19,8 +18,7 @@ def doc_or_data(t, doc, rng, doc_type: str = "float", specials: bool = True) -> 
 
 def index_rule(v, name: str = "indices") -> str:
     """The sentences of the indices' description that bound their values, verbatim."""
-    desc = " ".join(next(i.description for i in v.schema.inputs if i.name == name).split())
-    found = [s for s in re.split(r"(?<=\.)\s+", desc) if "bounds" in s]
+    found = [s for s in sentences(described(v, name)) if "bounds" in s]
     if not found:
         raise LookupError(f"{v.op}-{v.since_version}: no index-range sentence")
     return " ".join(found)

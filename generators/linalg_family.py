@@ -18,7 +18,7 @@ from onnx_conformance.generators import values
 from onnx_conformance.generators.accuracy import budget
 from onnx_conformance.generators.case import NotApplicable, Types
 from onnx_conformance.generators.rounding import exact, round_to
-from onnx_conformance.generators.semantics import Rejected, Undefined, attr
+from onnx_conformance.generators.semantics import Rejected, Undefined, attr, described, rule, sentences
 from onnx_conformance.harness.dtypes import name_of_numpy, numpy_of
 
 
@@ -151,26 +151,15 @@ def cumulative_semantics(product: bool):
         """y[.., j, ..] = the sum (product) of x[.., i, ..] for i up to j along axis (before j when
         exclusive, from the end when reverse), exact, rounded once to x's type."""
         x, axis = inputs["x"], np.asarray(inputs["axis"])
-        formal = next(i for i in v.schema.inputs if i.name == "axis")
         if axis.ndim != 0:
-            raise Rejected(_first_sentence(formal.description))
+            raise Rejected(sentences(described(v, "axis"))[0])
         axis = int(axis)
         if not -x.ndim <= axis < x.ndim:
-            raise Rejected(_axis_range(formal.description))
+            raise Rejected(rule(v, "range", "axis"))
         y = cumulative(x, axis % x.ndim, attr(attrs, "exclusive", 0), attr(attrs, "reverse", 0), product)
         return {"y": rounded(y, name_of_numpy(x.dtype))}
 
     return accumulate
-
-
-def _first_sentence(text: str) -> str:
-    """'A 0-D tensor.' (axis)"""
-    return " ".join(text.split()).split(". ")[0].rstrip(".") + "."
-
-
-def _axis_range(text: str) -> str:
-    """'Must be in the range [-rank(x), rank(x)-1].' (axis)"""
-    return next(s for s in " ".join(text.split()).split(". ") if "range" in s).rstrip(".") + "."
 
 
 def cumulative_case(operator, v, t, x, axis: int, exclusive=None, reverse=None):

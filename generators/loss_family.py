@@ -24,7 +24,7 @@ import numpy as np
 
 from onnx_conformance.generators import accuracy
 from onnx_conformance.generators.case import NotApplicable
-from onnx_conformance.generators.rounding import PREC, round_to
+from onnx_conformance.generators.rounding import PREC, round_many, round_to
 from onnx_conformance.generators.semantics import Rejected, Undefined, attr
 from onnx_conformance.harness.dtypes import name_of_numpy, numpy_of
 
@@ -81,10 +81,11 @@ def _log_softmax_axis1(x: np.ndarray) -> list:
     return out
 
 
-def loss(x, target, weight, reduction, ignore_index, type_name, log_prob=None):
+def loss(x, target, weight, reduction, ignore_index, type_name, log_prob=None, tolerance=True):
     """(the loss rounded once to type_name, its tolerance).
 
-    log_prob: None for NegativeLogLikelihoodLoss (the input is y), else y as log_softmax_axis1 gives it."""
+    log_prob: None for NegativeLogLikelihoodLoss (the input is y), else y as log_softmax_axis1 gives it.
+    tolerance=False: the tolerance is None, not computed (the semantics need only the value)."""
     n, c = x.shape[0], x.shape[1]
     flat_t = target.reshape(n, int(np.prod(target.shape[1:])))
     dsize = flat_t.shape[1]
@@ -108,13 +109,20 @@ def loss(x, target, weight, reduction, ignore_index, type_name, log_prob=None):
                 terms.append(-v * (mpmath.mpf(wt.numerator) / wt.denominator) if log_prob is not None else -v * wt)
                 taken.append(wt)
         if reduction == "none":
-            out = np.array([round_to(v, type_name) for v in terms], dtype=numpy_of(type_name)).reshape(target.shape)
+            out = round_many(terms, type_name).reshape(target.shape)
+            if not tolerance:
+                return out, None
             tol = _tolerance(type_name, 1, max((abs(float(v)) for v in terms), default=0.0), log_prob is not None)
             return out, tol
         total = mpmath.fsum(terms) if log_prob is not None else sum(terms, Fraction(0))
-        magnitude = float(sum(abs(mpmath.mpf(v) if not isinstance(v, Fraction) else mpmath.mpf(v.numerator) / v.denominator)
-                              for v in terms))
+        if not tolerance:
+            magnitude = None
+        else:
+            magnitude = float(sum(abs(mpmath.mpf(v) if not isinstance(v, Fraction)
+                                      else mpmath.mpf(v.numerator) / v.denominator) for v in terms))
         if reduction == "sum":
+            if not tolerance:
+                return round_to(total, type_name), None
             return round_to(total, type_name), _tolerance(type_name, len(terms), magnitude, log_prob is not None)
         wsum = sum(taken, Fraction(0))
         if wsum == 0:
@@ -123,6 +131,8 @@ def loss(x, target, weight, reduction, ignore_index, type_name, log_prob=None):
             value = total / (mpmath.mpf(wsum.numerator) / wsum.denominator)
         else:
             value = total / wsum
+        if not tolerance:
+            return round_to(value, type_name), None
         # the sum's error over the weights' sum, plus the weights' sum's own (relative) error
         scale = (magnitude + abs(float(value)) * float(sum(abs(v) for v in taken))) / float(wsum)
         return round_to(value, type_name), _tolerance(type_name, len(terms), scale, log_prob is not None, after=3)
@@ -144,7 +154,7 @@ def log_prob_array(lp, shape, type_name):
     flat = np.empty((n, c, len(lp[0][0])), dtype=numpy_of(type_name))
     for i in range(n):
         for k in range(c):
-            flat[i, k] = [round_to(v, type_name) for v in lp[i][k]]
+            flat[i, k] = round_many(lp[i][k], type_name)
     return flat.reshape(shape)
 
 
@@ -185,7 +195,8 @@ def checked(v, attrs: dict, x: np.ndarray, target: np.ndarray, weight, rank_rule
 def reduced(x, target, weight, reduction, ignore_index, log_prob=None) -> np.ndarray:
     """The loss in x's type (`loss`); 'mean' over a zero sum of the weights taken (every target ignored, or
     zero weights) divides zero by zero: no value."""
-    out, _ = loss(x, target.astype(np.int64), weight, reduction, ignore_index, name_of_numpy(x.dtype), log_prob)
+    out, _ = loss(x, target.astype(np.int64), weight, reduction, ignore_index, name_of_numpy(x.dtype), log_prob,
+                  tolerance=False)
     if out is None:
         raise Undefined("'mean' with every target ignored (or weighted 0): the sum of the weights taken is 0")
     return out

@@ -24,10 +24,11 @@ from fractions import Fraction
 import ml_dtypes
 import numpy as np
 
+from onnx_conformance.generators import conv_family as cf
 from onnx_conformance.generators import values
 from onnx_conformance.generators.case import Operator
 from onnx_conformance.generators.rounding import exact, round_to
-from onnx_conformance.generators.semantics import Rejected, Undefined, attr
+from onnx_conformance.generators.semantics import Rejected, Undefined, attr, described
 from onnx_conformance.harness.dtypes import elem_type_of, name_of_numpy, numpy_of
 
 FLOAT8 = ("float8e4m3fn", "float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz")
@@ -167,7 +168,7 @@ def dequantize_one(x, scale, zp, out: str, in_out: bool = False):
 def axis_in_range(v, axis: int, rank: int) -> int:
     """axis: 'Accepted range is [-r, r-1] where r = rank(input)'; a negative one counts from the back."""
     if not -rank <= axis < rank:
-        raise Rejected(f"axis: '{' '.join(v.schema.attributes['axis'].description.split())}' (axis {axis}, rank {rank})")
+        raise Rejected(f"axis: '{described(v, 'axis')}' (axis {axis}, rank {rank})")
     return axis % rank
 
 
@@ -178,9 +179,8 @@ def per_element(v, x_shape: tuple, scale: np.ndarray, zp, attrs: dict, scale_nam
     size in '[ceil(Di/Si), ceil(Di/(Si-1))-1]'). The zero point 'must have the same shape' as the scale;
     left out, it is 0."""
     scale = np.asarray(scale)
-    formals = {i.name: " ".join(i.description.split()) for i in v.schema.inputs}
     if zp is not None and np.shape(zp) != scale.shape:
-        raise Rejected(f"{zp_name}: '{formals[zp_name]}' ({zp_name} {np.shape(zp)}, {scale_name} {scale.shape})")
+        raise Rejected(f"{zp_name}: '{described(v, zp_name)}' ({zp_name} {np.shape(zp)}, {scale_name} {scale.shape})")
     block = attr(attrs, "block_size", 0) if v.has_attribute("block_size") else 0
     axis = attr(attrs, "axis", 1)
     rank = len(x_shape)
@@ -192,7 +192,7 @@ def per_element(v, x_shape: tuple, scale: np.ndarray, zp, attrs: dict, scale_nam
         if scale.size == 1 and scale.ndim <= 1:
             return np.full(x_shape, s.reshape(-1)[0], dtype=object), np.full(x_shape, z.reshape(-1)[0], dtype=object)
         if not v.has_attribute("axis") or scale.ndim != 1:
-            raise Rejected(f"{scale_name}: '{formals[scale_name]}' ({scale_name} {scale.shape})")
+            raise Rejected(f"{scale_name}: '{described(v, scale_name)}' ({scale_name} {scale.shape})")
         axis = axis_in_range(v, axis, rank)
         if scale.shape[0] != x_shape[axis]:
             raise Rejected(per_axis_rule(v, scale_name))
@@ -201,7 +201,7 @@ def per_element(v, x_shape: tuple, scale: np.ndarray, zp, attrs: dict, scale_nam
         return np.broadcast_to(s.reshape(view), x_shape), np.broadcast_to(z.reshape(view), x_shape)
     axis = axis_in_range(v, axis, rank) if rank else 0
     if scale.ndim != rank or any(a != b for k, (a, b) in enumerate(zip(scale.shape, x_shape)) if k != axis):
-        raise Rejected(f"{scale_name}: '{formals[scale_name]}' ({scale_name} {scale.shape}, x {tuple(x_shape)})")
+        raise Rejected(f"{scale_name}: '{described(v, scale_name)}' ({scale_name} {scale.shape}, x {tuple(x_shape)})")
     if rank:
         lo, hi = block_range(x_shape[axis], scale.shape[axis]) if scale.shape[axis] else (0, 0)
         if not (x_shape[axis] == 0 if scale.shape[axis] == 0 else lo <= block <= hi):
@@ -330,44 +330,31 @@ def small_float_info(type_name: str):
 
 def conv_geometry(v, attrs: dict, x_shape, w_shape) -> dict:
     """convolve()'s keyword arguments from the node's attributes (auto_pad resolved to pads), checked
-    against the spec's rules: conv_family.spatial_attrs' own, 'X.shape[1] == (W.shape[1] * group) == C',
+    against the spec's rules: conv_family.attributes' own, 'X.shape[1] == (W.shape[1] * group) == C',
     and an output no dimension of which is empty."""
-    from onnx_conformance.generators.conv_family import auto_pads, out_size, spatial_attrs
-
-    if len(x_shape) < 3 or len(w_shape) != len(x_shape):
-        raise Rejected("x: '(N x C x D1 x D2 ... x Dn)'; w: '(M x C/group x k1 x k2 x ... x kn)'")
-    n = len(x_shape) - 2
-    kernel = list(w_shape[2:])
-    strides, dilations, pads, auto_pad = spatial_attrs(v, attrs, n, kernel)
-    group = attr(attrs, "group", 1)
-    if group < 1 or x_shape[1] != w_shape[1] * group:
+    a = cf.attributes(v, attrs, x_shape, w_shape,
+                      "x: '(N x C x D1 x D2 ... x Dn)'; w: '(M x C/group x k1 x k2 x ... x kn)'")
+    if a.group < 1 or x_shape[1] != w_shape[1] * a.group:
         raise Rejected("w: 'X.shape[1] == (W.shape[1] * group) == C (assuming zero based indices for the shape array)'")
-    if w_shape[0] % group:
-        raise Undefined(f"{v.op} gives no value when M ({w_shape[0]}) is not a multiple of group ({group}): "
+    if w_shape[0] % a.group:
+        raise Undefined(f"{v.op} gives no value when M ({w_shape[0]}) is not a multiple of group ({a.group}): "
                         "'number of groups input channels and output channels are divided into'")
-    effective = auto_pads(x_shape[2:], kernel, strides, dilations, auto_pad)
-    pads = effective if effective is not None else (pads or [0] * (2 * n))
-    if any(out_size(x_shape[2 + i], kernel[i], strides[i], dilations[i], pads[i], pads[n + i]) < 1 for i in range(n)):
-        raise Rejected("y: 'The output dimensions are functions of the kernel size, stride size, and pad lengths': "
-                       "a kernel wider than the padded input gives an empty output")
-    return {"strides": strides, "pads": pads, "dilations": dilations, "group": group}
+    return cf.convolve_args(a, x_shape, w_shape, "y: 'The output dimensions are functions of the kernel size, "
+                            "stride size, and pad lengths': a kernel wider than the padded input gives an empty output")
 
 
 def conv_zero_points(v, w_shape, xzp, wzp) -> None:
     """x_zero_point: 'It's a scalar'; w_zero_point: 'a scalar or a 1-D tensor', of 'the number of output
     channels (M)' elements."""
-    formals = {i.name: " ".join(i.description.split()) for i in v.schema.inputs}
     if xzp is not None and np.size(xzp) != 1:
-        raise Rejected(f"x_zero_point: '{formals['x_zero_point']}'")
+        raise Rejected(f"x_zero_point: '{described(v, 'x_zero_point')}'")
     if wzp is not None and np.size(wzp) != 1 and (np.ndim(wzp) != 1 or np.size(wzp) != w_shape[0]):
-        raise Rejected(f"w_zero_point: '{formals['w_zero_point']}'")
+        raise Rejected(f"w_zero_point: '{described(v, 'w_zero_point')}'")
 
 
 def shifted_conv(x, w, xzp, wzp, geometry: dict) -> np.ndarray:
     """conv(x - x_zero_point, w - w_zero_point): the zero point per tensor, or (w) one per output
     channel; padding is 0 after the shift (a padded position adds nothing to the sum)."""
-    from onnx_conformance.generators.conv_family import convolve
-
     ex = exact_values(x)
     if xzp is not None:
         ex = ex - exact_values(xzp).reshape(-1)[0]
@@ -375,7 +362,7 @@ def shifted_conv(x, w, xzp, wzp, geometry: dict) -> np.ndarray:
     if wzp is not None:
         z = exact_values(wzp).reshape(-1)
         ew = ew - (z.reshape((-1,) + (1,) * (w.ndim - 1)) if z.size > 1 else z[0])
-    return np.asarray(convolve(ex, ew, **geometry), dtype=object)
+    return np.asarray(cf.convolve(ex, ew, **geometry), dtype=object)
 
 
 def int32_accumulation(acc: np.ndarray) -> np.ndarray:

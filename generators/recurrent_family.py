@@ -33,13 +33,14 @@ import re
 
 import mpmath
 import numpy as np
+from mpmath.libmp import from_float
 
 from onnx_conformance.generators.accuracy import accumulation, budget
 from onnx_conformance.generators.case import Declared, NotApplicable, type_of
-from onnx_conformance.generators.rounding import PREC, round_to
+from onnx_conformance.generators.rounding import PREC, decided, round_many
 from onnx_conformance.generators.semantics import Rejected, Undefined, attr, recall, remember
-from onnx_conformance.harness.dtypes import numpy_of
 
+_make_mpf = mpmath.mp.make_mpf
 TAKES_ALPHA = {"Affine", "LeakyRelu", "ThresholdedRelu", "ScaledTanh", "HardSigmoid", "Elu"}
 TAKES_BETA = {"Affine", "ScaledTanh", "HardSigmoid"}
 
@@ -69,16 +70,16 @@ def activation(name: str, alpha=None, beta=None):
 
 
 def _mp(x) -> np.ndarray:
+    """mpmath.mpf(float(e)) of each element (a float's 53 bits: exact at any precision), built directly."""
     x = np.asarray(x)
-    out = np.empty(x.shape, dtype=object)
-    for i, e in np.ndenumerate(x):
-        out[i] = mpmath.mpf(float(e))
-    return out
+    out = np.empty(x.size, dtype=object)
+    for i, e in enumerate(np.asarray(x, dtype=np.float64).reshape(-1).tolist()):
+        out[i] = _make_mpf(from_float(e))
+    return out.reshape(x.shape)
 
 
 def _round(r: np.ndarray, type_name: str) -> np.ndarray:
-    flat = [round_to(e, type_name) for e in r.reshape(-1)]
-    return np.array(flat, dtype=numpy_of(type_name)).reshape(r.shape)
+    return round_many(list(r.reshape(-1)), type_name).reshape(r.shape)
 
 
 def symmetric_blocks(R: np.ndarray, G: int, H: int) -> np.ndarray:
@@ -113,8 +114,9 @@ class Step:
         self._mag, self._k = step_mag, k
 
     def mag(self, terms) -> None:
-        """A pre-activation's terms: the step's largest sum of their magnitudes feeds the tolerance."""
-        self._mag[self._k] = max(self._mag[self._k], sum(abs(e) for e in terms))
+        """A pre-activation's terms: the step's largest sum of their magnitudes feeds the tolerance. Kept
+        as they are (magnitudes() sums them when an example asks): the semantics alone never needs them."""
+        self._mag[self._k].append(terms)
 
     def linear(self, g: int, j: int, hv) -> tuple[list, list, object, object]:
         """Gate g's row j: the X.W terms, the H.R terms (with hv as the state), its W and R biases."""
@@ -128,8 +130,9 @@ class Cell:
     """What one recurrent operator is: its gate count, default activations, and one step of its equations
     (`step(s: Step) -> (new h, new c or None)`)."""
 
-    def __init__(self, gates: int, activations: list[str], step, cell_state: bool = False):
+    def __init__(self, gates: int, activations: list[str], step, cell_state: bool = False, fast=None):
         self.gates, self.activations, self.step, self.cell_state = gates, activations, step, cell_state
+        self.fast = fast  # the same step in float64 with error bounds (FastStep), where the module gives one
 
 
 def recurrence(cell: Cell, v, attrs: dict, inputs: dict) -> dict:
@@ -154,6 +157,22 @@ def recurrence(cell: Cell, v, attrs: dict, inputs: dict) -> dict:
             (beta and 0 < sum(n in TAKES_BETA for n in names) < len(names)):
         raise Undefined("alpha/beta are 'consumed in the order of activation functions': whether an activation "
                         "that takes none consumes one is not said")
+    per = len(cell.activations)
+    fast = cell.fast and _fast(cell, attrs, inputs, names, alpha, beta, dirs, H, layout, direction)
+    if fast:
+        result, S, I = fast
+        pending = lambda: _exact(cell, attrs, inputs, names, alpha, beta, dirs, H, layout, direction)[1]  # noqa: E731
+    else:
+        result, pending, S, I, per = _exact(cell, attrs, inputs, names, alpha, beta, dirs, H, layout, direction)
+    remember(v, attrs, inputs, (pending, S, I, H, per))
+    return result
+
+
+def _exact(cell: Cell, attrs: dict, inputs: dict, names: list, alpha, beta, dirs: int, H: int, layout, direction):
+    """(outputs, each step's pre-activations' terms, steps, input size, activations per direction): the
+    documented equations in mpmath at PREC bits, each output rounded once."""
+    X, W, R = (np.asarray(inputs[k]) for k in ("X", "W", "R"))
+    G = cell.gates
     B, P = inputs.get("B"), inputs.get("P")
     initial_h, initial_c, lens_in = inputs.get("initial_h"), inputs.get("initial_c"), inputs.get("sequence_lens")
     with mpmath.workprec(PREC):
@@ -187,7 +206,7 @@ def recurrence(cell: Cell, v, attrs: dict, inputs: dict) -> dict:
         Y = np.full((S, dirs, N, H), mpmath.mpf(0), dtype=object)
         Yh = np.empty((dirs, N, H), dtype=object)
         Yc = np.empty((dirs, N, H), dtype=object)
-        step_mag = [mpmath.mpf(0)] * S
+        step_mag = [[] for _ in range(S)]  # each step's pre-activations' terms, for magnitudes()
         for d in range(dirs):
             f = fns[d * per:(d + 1) * per]
             reverse = direction == "reverse" or d == 1
@@ -210,8 +229,235 @@ def recurrence(cell: Cell, v, attrs: dict, inputs: dict) -> dict:
         result = {k_: _round(outs[k_], out_type) for k_ in formal}
     if any(L < S for L in lens):
         result["Y"] = Undefined("the docs do not say what Y holds past a sequence's length")
-    remember(v, attrs, inputs, (step_mag, S, I, H, per))
-    return result
+    return result, step_mag, S, I, per
+
+
+# ---------------------------------------------------------------------------------------------
+# The float64 path: the same recurrence on arrays (every active batch entry of a direction at once),
+# each value carried with a bound on its error; rounded where the bound decides (rounding.decided),
+# else the mpmath path answers. U: eight units in the last place of a double, charged per rounded
+# float64 step (a dot product's terms in any order included); LIBM: numpy's exp, tanh and log, a
+# few ULP at most, charged 2^-44 relative; TINY: an absolute floor (an exp that underflowed).
+# Every activation is Lipschitz (its constant multiplies the error it is given) except
+# ThresholdedRelu, whose jump is decided only where the input's bound keeps clear of it.
+
+U = 2.0 ** -50
+LIBM = 2.0 ** -44
+TINY = 2.0 ** -1000
+NARROW = ("float", "float16", "bfloat16")
+
+
+class Undecided(Exception):
+    """The float64 bounds cannot decide a value (a jump inside the bound, a clip it may pass)."""
+
+
+def fast_activation(name: str, a, b):
+    """The activation on (x, bound) arrays -> (f(x), bound), or None where it needs an alpha/beta not given."""
+    ab = abs(a) if a is not None else None
+    if name == "Relu":
+        return lambda x, e: (np.where(x > 0, x, 0.0), e)
+    if name == "Tanh":
+        def tanh(x, e):
+            y = np.tanh(x)
+            return y, e + np.abs(y) * LIBM
+        return tanh
+    if name == "Sigmoid":
+        def sigmoid(x, e):
+            y = 1 / (1 + np.exp(-x))
+            return y, e / 4 + y * (LIBM + 4 * U) + TINY
+        return sigmoid
+    if name == "Softsign":
+        def softsign(x, e):
+            y = x / (1 + np.abs(x))
+            return y, e + np.abs(y) * 3 * U
+        return softsign
+    if name == "Softplus":
+        def softplus(x, e):
+            y = np.log(1 + np.exp(x))
+            return y, e + 1.01 * (LIBM + U) + np.abs(y) * LIBM + TINY
+        return softplus
+    if a is None or (name in TAKES_BETA and b is None):
+        return None
+    if name == "Affine":
+        def affine(x, e):
+            y = a * x + b
+            return y, ab * e + (np.abs(a * x) + np.abs(y)) * U
+        return affine
+    if name == "LeakyRelu":
+        def leaky(x, e):
+            y = np.where(x >= 0, x, a * x)
+            return y, max(1.0, ab) * e + np.abs(y) * U
+        return leaky
+    if name == "ThresholdedRelu":
+        def thresholded(x, e):
+            if np.any(np.abs(x - a) <= e + np.abs(x) * U + TINY):
+                raise Undecided("an input within its bound of the threshold")
+            above = x >= a
+            return np.where(above, x, 0.0), np.where(above, e, 0.0)
+        return thresholded
+    if name == "ScaledTanh":
+        def scaled_tanh(x, e):
+            t = np.tanh(b * x)
+            y = a * t
+            return y, ab * (abs(b) * e + np.abs(b * x) * U + np.abs(t) * LIBM) + np.abs(y) * U
+        return scaled_tanh
+    if name == "HardSigmoid":
+        def hard_sigmoid(x, e):
+            ax = a * x
+            y = np.minimum(np.maximum(ax + b, 0.0), 1.0)
+            return y, ab * e + (np.abs(ax) + np.abs(ax + b)) * U
+        return hard_sigmoid
+    if name == "Elu":
+        def elu(x, e):
+            ex = np.exp(np.minimum(x, 0.0))
+            y = np.where(x >= 0, x, a * (ex - 1))
+            ev = np.where(x >= 0, 0.0, ab * (ex * LIBM + np.abs(ex - 1) * U) + np.abs(y) * U)
+            return y, max(1.0, ab) * e + ev + TINY
+        return elu
+    return None
+
+
+class FastStep:
+    """What a cell's float64 step reads, for the active batch entries of direction d at one step:
+    x [n, I], the state h, c [n, H] and their bounds eh, ec; the direction's weights; act(k, z, e), the
+    direction's k-th activation (after clip); gate(g, hv, ehv, peep, epeep): gate g's pre-activation."""
+
+    def __init__(self, d, x, h, eh, c, ec, weights, shape, f, cl, attrs):
+        self.x, self.h, self.eh, self.c, self.ec = x, h, eh, c, ec
+        w, r, b, p = weights
+        self.G, self.H, self.I = shape
+        self.w, self.r, self.b, self.p = w[d], r[d], b[d], p[d]
+        self.f, self.clip, self.attrs = f, cl, attrs
+        self.ax = np.abs(x)
+
+    def act(self, k: int, z, e):
+        if self.clip is not None:  # clip is 1-Lipschitz and exact
+            z = np.clip(z, -self.clip, self.clip)
+        return self.f[k](z, e)
+
+    def rows(self, g: int) -> slice:
+        return slice(g * self.H, (g + 1) * self.H)
+
+    def wb(self, g: int):
+        return self.b[self.rows(g)]
+
+    def rb(self, g: int):
+        return self.b[self.rows(self.G + g)]
+
+    def xw(self, g: int):
+        """X.W_g^T, its bound, and the sum of its terms' magnitudes."""
+        w = self.w[self.rows(g)]
+        a = self.ax @ np.abs(w).T
+        return self.x @ w.T, a * ((self.I + 2) * U), a
+
+    def hr(self, g: int, hv, ehv):
+        """hv.R_g^T (hv carrying the bound ehv), its bound, and the sum of its terms' magnitudes."""
+        r = self.r[self.rows(g)]
+        ar = np.abs(r).T
+        a = np.abs(hv) @ ar
+        return hv @ r.T, (ehv @ ar) * 1.01 + a * ((self.H + 2) * U), a
+
+    def gate(self, g: int, hv, ehv, peep=None, epeep=None):
+        """X.W_g^T + hv.R_g^T + Wb_g + Rb_g (+ peep), and its bound."""
+        xw, exw, axw = self.xw(g)
+        hr, ehr, ahr = self.hr(g, hv, ehv)
+        wb, rb = self.wb(g), self.rb(g)
+        pre = xw + hr + wb + rb
+        err = exw + ehr + (axw + ahr + np.abs(wb) + np.abs(rb)) * (4 * U) + TINY
+        if peep is not None:
+            pre = pre + peep
+            err = err + epeep + (np.abs(pre) + np.abs(peep)) * U
+        return pre, err
+
+
+def _fast(cell: Cell, attrs: dict, inputs: dict, names: list, alpha, beta, dirs: int, H: int, layout, direction):
+    """(outputs, steps, input size) from the float64 path, or None where it does not apply (a double type, NaN
+    or infinite data, shapes the mpmath path would refuse) or does not decide every value."""
+    X, W, R = (np.asarray(inputs[k]) for k in ("X", "W", "R"))
+    out_type = type_of(X)
+    if out_type not in NARROW or X.ndim != 3:
+        return None
+    G = cell.gates
+    B, P = inputs.get("B"), inputs.get("P")
+    initial_h, initial_c, lens_in = inputs.get("initial_h"), inputs.get("initial_c"), inputs.get("sequence_lens")
+    x = np.asarray(X, dtype=np.float64)
+    if layout:
+        x = x.transpose(1, 0, 2)
+    S, N, I = x.shape
+    w, r = np.asarray(W, dtype=np.float64), np.asarray(R, dtype=np.float64)
+    b = np.asarray(B, dtype=np.float64) if B is not None else np.zeros((dirs, 2 * G * H))
+    p = np.asarray(P, dtype=np.float64) if P is not None else np.zeros((dirs, 3 * H))
+
+    def state(v):
+        if v is None:
+            return np.zeros((dirs, N, H))
+        v = np.asarray(v, dtype=np.float64)
+        return v.transpose(1, 0, 2) if layout and v.ndim == 3 else v
+
+    h0, c0 = state(initial_h), state(initial_c)
+    h0, c0 = np.where(h0 == 0, 0.0, h0), np.where(c0 == 0, 0.0, c0)  # mpmath has no -0: a zero is +0
+    if (w.shape != (dirs, G * H, I) or b.shape != (dirs, 2 * G * H) or p.shape != (dirs, 3 * H)
+            or h0.shape != (dirs, N, H) or c0.shape != (dirs, N, H)):
+        return None
+    if not all(np.isfinite(v).all() for v in (x, w, r, b, p, h0, c0)):
+        return None
+    lens = np.full(N, S) if lens_in is None else np.asarray(lens_in).reshape(-1).astype(np.int64)
+    if lens.shape != (N,) or (lens < 0).any() or (lens > S).any():
+        return None
+    al, be = list(alpha or [])[::-1], list(beta or [])[::-1]
+    fns = []
+    for name in names:
+        a_ = float(np.float32(al.pop())) if name in TAKES_ALPHA and al else None
+        b_ = float(np.float32(be.pop())) if name in TAKES_BETA and be else None
+        fn = fast_activation(name, a_, b_)
+        if fn is None:
+            return None
+        fns.append(fn)
+    per = len(cell.activations)
+    if len(fns) < dirs * per:
+        return None
+    clip = attrs.get("clip")
+    cl = float(np.float32(clip)) if clip is not None else None
+    Y, eY = np.zeros((S, dirs, N, H)), np.zeros((S, dirs, N, H))
+    Yh, eYh, Yc, eYc = (np.zeros((dirs, N, H)) for _ in range(4))
+    try:
+        with np.errstate(over="ignore", under="ignore"):
+            for d in range(dirs):
+                f = fns[d * per:(d + 1) * per]
+                reverse = direction == "reverse" or d == 1
+                h, c = h0[d].copy(), c0[d].copy()
+                eh, ec = np.zeros_like(h), np.zeros_like(c)
+                for k in range(S):
+                    idx = np.flatnonzero(k < lens)
+                    if not idx.size:
+                        break
+                    t = lens[idx] - 1 - k if reverse else np.full(idx.size, k)
+                    s = FastStep(d, x[t, idx], h[idx], eh[idx], c[idx], ec[idx], (w, r, b, p), (G, H, I), f, cl,
+                                 attrs)
+                    hn, ehn, cn, ecn = cell.fast(s)
+                    h[idx], eh[idx] = hn, ehn
+                    if cn is not None:
+                        c[idx], ec[idx] = cn, ecn
+                    Y[t, d, idx], eY[t, d, idx] = hn, ehn
+                Yh[d], eYh[d], Yc[d], eYc[d] = h, eh, c, ec
+    except Undecided:
+        return None
+    outs = {"Y": (Y, eY), "Y_h": (Yh, eYh), "Y_c": (Yc, eYc)}
+    if layout:
+        outs = {"Y": (Y.transpose(2, 0, 1, 3), eY.transpose(2, 0, 1, 3)), "Y_h": (Yh.transpose(1, 0, 2),
+                eYh.transpose(1, 0, 2)), "Y_c": (Yc.transpose(1, 0, 2), eYc.transpose(1, 0, 2))}
+    undefined_y = bool((lens < S).any())
+    result = {}
+    for k_ in ["Y", "Y_h"] + (["Y_c"] if cell.cell_state else []):
+        if k_ == "Y" and undefined_y:
+            result["Y"] = Undefined("the docs do not say what Y holds past a sequence's length")
+            continue
+        value, err = outs[k_]
+        rounded, ok = decided(value, err * 1.01, out_type)
+        if not ok.all():
+            return None
+        result[k_] = rounded
+    return result, S, I
 
 
 def tolerance(cell: Cell, v, attrs: dict, inputs: dict) -> dict:
@@ -219,10 +465,23 @@ def tolerance(cell: Cell, v, attrs: dict, inputs: dict) -> dict:
     pre-activation magnitude + 1, after = the activations one step chains)."""
     if recall(v, attrs, inputs) is None:
         recurrence(cell, v, attrs, inputs)
-    step_mag, S, I, H, per = recall(v, attrs, inputs)
+    pending, S, I, H, per = recall(v, attrs, inputs)
+    step_mag = magnitudes(pending() if callable(pending) else pending)
     out_type = type_of(np.asarray(inputs["X"]))
     after = per * (budget("composite", out_type) or {"ulp": 0})["ulp"]
     return accumulation(out_type, S * (I + H + 3), float(sum(step_mag)) + 1.0, after=after)
+
+
+def magnitudes(pending: list) -> list:
+    """Each step's largest sum of |terms| over its pre-activations, at PREC bits, in the order they ran."""
+    with mpmath.workprec(PREC):
+        out = []
+        for terms_list in pending:
+            m = mpmath.mpf(0)
+            for terms in terms_list:
+                m = max(m, sum(abs(e) for e in terms))
+            out.append(m)
+    return out
 
 
 def recurrent(operator, cell: Cell, v, t, X, W, R, B=None, sequence_lens=None, initial_h=None, initial_c=None,

@@ -13,7 +13,7 @@ import numpy as np
 from onnx_conformance.generators.case import NotApplicable, once_per_version, type_of
 from onnx_conformance.generators.movement import axis_in, data, declared, indices
 from onnx_conformance.generators.rounding import round_to
-from onnx_conformance.generators.semantics import Rejected, Undefined, attr
+from onnx_conformance.generators.semantics import Rejected, Undefined, attr, described, rule, sentences
 from onnx_conformance.generators.spec import versions
 from onnx_conformance.generators.values import int_range, is_int
 
@@ -35,18 +35,18 @@ def scatter_elements(v, attrs, inputs):
     x, idx, upd = inputs["data"], np.asarray(inputs["indices"], np.int64), inputs["updates"]
     reduction = reduction_of(v, attrs, x)
     if x.ndim < 1:
-        raise Rejected("data: " + description(v, "data"))
-    axis = axis_in(attr(attrs, "axis", 0), x.ndim, "axis: " + " ".join(v.schema.attributes["axis"].description.split()))
+        raise Rejected("data: " + described(v, "data"))
+    axis = axis_in(attr(attrs, "axis", 0), x.ndim, "axis: " + described(v, "axis"))
     if idx.ndim != x.ndim or np.shape(upd) != idx.shape:
-        raise Rejected("indices, updates: " + description(v, "updates") + "; indices: " + description(v, "indices"))
+        raise Rejected("indices, updates: " + described(v, "updates") + "; indices: " + described(v, "indices"))
     if any(idx.shape[d] > x.shape[d] for d in range(x.ndim) if d != axis):
         raise Rejected(v.sentence(r"index-value for dimension != axis"))
     s = x.shape[axis]
-    stated = "[-s, s-1]" in description(v, "indices")
+    stated = "[-s, s-1]" in described(v, "indices")
     if idx.size and (idx.min() < (-s if stated else 0) or idx.max() > s - 1):
         if stated:
-            raise Rejected(io_sentence(v, "indices", r"error if any of the index values are out of bounds"))
-        raise Undefined(f"{v.op}-{v.since_version} states no range for indices (\"{description(v, 'indices')}\"): "
+            raise Rejected(rule(v, r"error if any of the index values are out of bounds", "indices"))
+        raise Undefined(f"{v.op}-{v.since_version} states no range for indices (\"{described(v, 'indices')}\"): "
                         "an index outside [0, s-1] has no stated meaning")
     writes = []
     for pos in np.ndindex(idx.shape):
@@ -61,19 +61,35 @@ def reduction_of(v, attrs: dict, x: np.ndarray) -> str:
     reduction = attr(attrs, "reduction", "none")
     if not v.has_attribute("reduction"):
         if reduction != "none":
-            raise Rejected(f"{v.op}-{v.since_version} has no `reduction` attribute (it comes with version 16)")
+            raise Rejected(_no_reduction(v))
         return reduction
-    allowed = " ".join(v.schema.attributes["reduction"].description.split()).split(".")[0]
+    allowed = _allowed(v)
     if reduction not in re.findall(r"\b(none|add|mul|max|min)\b", allowed):
-        raise Rejected(f"reduction: \"{allowed}.\" (given '{reduction}')")
-    kind = type_of(x)
-    if reduction != "none" and kind in NO_ARITHMETIC:
-        raise Undefined(f"the reduction f is \"`+`, `*`, `max` or `min`\", arithmetic ONNX defines for no "
-                        f"{kind} tensor (Add, Mul, Max and Min do not accept it)")
-    if reduction in ("max", "min") and kind in UNORDERED:
-        raise Undefined(f"'{reduction}' needs an order, which {kind} values do not have "
-                        "(ONNX's Max and Min do not accept complex types)")
+        raise Rejected(f"reduction: \"{allowed}\" (given '{reduction}')")
+    lacks = _lacks(reduction, type_of(x))
+    if lacks:
+        raise Undefined(lacks)
     return reduction
+
+
+def _no_reduction(v) -> str:
+    return f"{v.op}-{v.since_version} has no `reduction` attribute (it comes with version 16)"
+
+
+def _allowed(v) -> str:
+    """The first sentence of reduction's description: the reductions this version lists."""
+    return sentences(described(v, "reduction"))[0]
+
+
+def _lacks(reduction: str, kind: str) -> str | None:
+    """Why a tensor of `kind` has no such reduction, or None."""
+    if reduction != "none" and kind in NO_ARITHMETIC:
+        return (f"the reduction f is \"`+`, `*`, `max` or `min`\", arithmetic ONNX defines for no "
+                f"{kind} tensor (Add, Mul, Max and Min do not accept it)")
+    if reduction in ("max", "min") and kind in UNORDERED:
+        return (f"'{reduction}' needs an order, which {kind} values do not have "
+                "(ONNX's Max and Min do not accept complex types)")
+    return None
 
 
 def scatter(v, x: np.ndarray, writes: list, reduction: str) -> np.ndarray:
@@ -194,47 +210,24 @@ def _same(a, b) -> bool:
     return bool(both_nan) or a.tobytes() == b.tobytes()
 
 
-def description(v, name: str) -> str:
-    """An input's description, on one line."""
-    return " ".join(next(i.description for i in v.schema.inputs if i.name == name).split())
-
-
 # ---------------------------------------------------------------------------------------------
 # which reductions a (version, type) has
 
 
 def reduction_na(v, t, reduction: str, duplicates: bool = True) -> NotApplicable | None:
     if not v.has_attribute("reduction"):
-        reason = f"{v.op}-{v.since_version} has no `reduction` attribute (it comes with version 16)"
+        reason = _no_reduction(v)
         if duplicates:  # the example's repeated index would then be a plain write, in no stated order
             later = next(x for x in versions(v.op) if x.has_attribute("reduction"))
             rule = v.sentence(r"should not have duplicate entries") or (
                 f"{v.op}-{later.since_version}: " + later.sentence(r"should not have duplicate entries"))
             reason += f"; without one, duplicate indices are not allowed: \"{rule}\""
         return NotApplicable(reason)
-    allowed = v.schema.attributes["reduction"].description
-    if not re.search(rf"\b{reduction}\b", allowed.split(".")[0]):
-        return NotApplicable(f"version {v.since_version} allows no '{reduction}' reduction: \"{allowed.split('.')[0]}.\"")
-    if t.dtype in NO_ARITHMETIC:
-        return NotApplicable(f"the reduction f is \"`+`, `*`, `max` or `min`\", arithmetic ONNX defines for no "
-                             f"{t.dtype} tensor (Add, Mul, Max and Min do not accept it)")
-    if reduction in ("max", "min") and t.dtype in UNORDERED:
-        return NotApplicable(f"'{reduction}' needs an order, which {t.dtype} values do not have "
-                             "(ONNX's Max and Min do not accept complex types)")
-    return None
-
-
-def io_sentence(v, name: str, pattern: str) -> str:
-    """The sentence of an input's description (or of the doc) that states a rule."""
-    for formal in v.schema.inputs:
-        if formal.name == name:
-            for s in re.split(r"(?<=\.)\s+", " ".join(formal.description.split())):
-                if re.search(pattern, s):
-                    return s
-    found = v.sentence(pattern)
-    if found is None:
-        raise LookupError(f"{v.op}-{v.since_version}: no sentence matches {pattern!r}")
-    return found
+    allowed = _allowed(v)
+    if not re.search(rf"\b{reduction}\b", allowed):
+        return NotApplicable(f"version {v.since_version} allows no '{reduction}' reduction: \"{allowed}\"")
+    lacks = _lacks(reduction, t.dtype)
+    return NotApplicable(lacks) if lacks else None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -291,7 +284,7 @@ def with_axis(op, v, t, rng):
 
 
 def with_negative_indices(op, v, t, rng):
-    if "[-s, s-1]" not in next(i.description for i in v.schema.inputs if i.name == "indices"):
+    if "[-s, s-1]" not in described(v, "indices"):
         return NotApplicable(f"{v.op}-{v.since_version} states no negative index range (its indices are "
                              "\"Tensor of int32/int64 indices, of r >= 1 (same rank as input).\"); "
                              "\"within bounds [-s, s-1]\" comes with version 11")
@@ -348,7 +341,7 @@ def out_of_range_indices(op, v, t, rng):
     na = once_per_version(v, t)
     if na:
         return na
-    if "out of bounds" not in next(i.description for i in v.schema.inputs if i.name == "indices"):
+    if "out of bounds" not in described(v, "indices"):
         return NotApplicable(f"{v.op}-{v.since_version} states no index range (its indices are \"Tensor of "
                              "int32/int64 indices, of r >= 1 (same rank as input).\"); \"It is an error if any of "
                              "the index values are out of bounds.\" comes with version 11")

@@ -17,13 +17,15 @@ inputs) returning the outputs, exact or correctly rounded in the output's type:
   the outputs the node asks for); a variadic output holds the list of its values. An output whose
   value the spec leaves open for these inputs may be an `Undefined` instance, raised only where asked.
 
-It raises `Rejected` (quoting the spec sentence the inputs break: what the expect-error cases
-test), `Undefined` (the spec gives no value for these inputs: an integer overflow, a NaN cast to
-an integer) or `NotDeterministic` (a random operator: its outputs are a distribution).
+It raises `Rejected` (quoting the spec sentence the inputs break, as `rule` and `described` find
+it: what the expect-error cases test), `Undefined` (the spec gives no value for these inputs: an
+integer overflow, a NaN cast to an integer) or `NotDeterministic` (a random operator: its outputs
+are a distribution).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable
 
 import numpy as np
@@ -54,6 +56,36 @@ class NotDeterministic(Exception):
 
 
 Semantics = Callable[[Any, dict, dict], dict]
+
+
+# ---------------------------------------------------------------------------------------------
+# the spec's own words, for a Rejected (or an Undefined) to quote
+
+
+def sentences(text: str | None) -> list[str]:
+    """text's sentences, white space folded, each with its period: one ends at a period followed by white
+    space, a capital or another period (the schemas do not always leave a space: 'Values should be >= 0.Sum
+    of the values must be equal to the dim value at 'axis' specified.')."""
+    return re.split(r"(?<=\.)\s+|(?<=\.)(?=[A-Z.])", " ".join((text or "").split()))
+
+
+def described(v, name: str) -> str:
+    """The description of this version's input, attribute or output `name` (in that order), white space
+    folded: the rule where the whole description states it."""
+    formal = next((f for f in (*v.schema.inputs, *v.schema.attributes.values(), *v.schema.outputs)
+                   if f.name == name), None)
+    if formal is None:
+        raise LookupError(f"{v.op}-{v.since_version} has no input, attribute or output named {name!r}")
+    return " ".join(formal.description.split())
+
+
+def rule(v, pattern: str, *names: str) -> str | None:
+    """The sentence of the spec that a `Rejected` quotes: the first matching `pattern` (a regex) in the
+    descriptions of the inputs or attributes `names`, in that order; with no names, in this version's doc,
+    then in every input's and attribute's description. None where no sentence matches."""
+    texts = [described(v, name) for name in names] if names else \
+        [v.doc] + [f.description for f in v.schema.inputs] + [a.description for a in v.schema.attributes.values()]
+    return next((s for text in texts for s in sentences(text) if re.search(pattern, s)), None)
 
 
 def attr(attrs: dict, name: str, default: Any = None) -> Any:

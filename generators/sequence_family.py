@@ -7,7 +7,7 @@ import re
 import numpy as np
 
 from onnx_conformance.generators.case import NotApplicable, Seq
-from onnx_conformance.generators.semantics import Rejected
+from onnx_conformance.generators.semantics import Rejected, rule
 from onnx_conformance.generators.values import value
 from onnx_conformance.harness.dtypes import numpy_of
 
@@ -69,14 +69,8 @@ def position_in(v, position, n: int, end: bool = False) -> int:
     the input breaks the version's rule, quoted."""
     p = np.asarray(position)
     if p.shape != ():
-        raise Rejected(_position_sentence(v, r"must be a scalar"))
+        raise Rejected(rule(v, r"must be a scalar", "position"))
     k = int(p)
     if not -n <= k <= (n if end else n - 1):
         raise Rejected(v.sentence(r"Accepted range for 'position'"))
     return k + n if k < 0 else k
-
-
-def _position_sentence(v, pattern: str) -> str:
-    """The sentence of position's description matching `pattern`."""
-    desc = " ".join(next(i.description for i in v.schema.inputs if i.name == "position").split())
-    return next(s for s in re.split(r"(?<=\.)\s+", desc) if re.search(pattern, s))

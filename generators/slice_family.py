@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
 from onnx_conformance.generators.movement import data
@@ -27,16 +25,3 @@ def variadic(formal: str, values: list) -> dict:
     """A variadic formal parameter's values, one graph value each: 'inputs' -> inputs_0, inputs_1, ...
     (the case model names one value per key; a variadic parameter needs one key per value)."""
     return {f"{formal}_{k}": x for k, x in enumerate(values)}
-
-
-def rule(v, pattern: str) -> str | None:
-    """The first sentence matching `pattern` in this version's doc, else in an input's or attribute's description."""
-    found = v.sentence(pattern)
-    if found:
-        return found
-    texts = [f.description for f in v.schema.inputs] + [a.description for a in v.schema.attributes.values()]
-    for text in texts:
-        for s in re.split(r"(?<=\.)\s*", " ".join((text or "").split())):
-            if re.search(pattern, s):
-                return s.strip()
-    return None

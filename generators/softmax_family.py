@@ -19,7 +19,7 @@ from onnx_conformance.generators import values
 from onnx_conformance.generators.accuracy import budget
 from onnx_conformance.generators.case import NotApplicable, Operator
 from onnx_conformance.generators.rounding import PREC, round_to
-from onnx_conformance.generators.semantics import Rejected, Undefined, attr
+from onnx_conformance.generators.semantics import Rejected, Undefined, attr, rule
 from onnx_conformance.harness.dtypes import name_of_numpy, numpy_of
 
 # A row function: the row's exact values (mpf) -> the result row (mpf or int), same length.
@@ -74,19 +74,13 @@ def axis_of(v, axis: int, rank: int) -> int:
     [a_0 * ... * a_{k-1}, a_k * ... * a_{n-1}], which has no negative value (k = r: rows of one)."""
     if v.since_version >= 11:
         if not -rank <= axis < rank:
-            raise Rejected(_accepted_range(v))
+            raise Rejected(rule(v, r"^Accepted range", "axis"))
         return axis % rank
     if not 0 <= axis <= rank:
         raise Undefined(f"{v.op}-{v.since_version}'s axis k coerces the input to [a_0 * ... * a_{{k-1}}, "
                         f"a_k * ... * a_{{n-1}}]: k = {axis} names no such split of rank {rank} "
                         "(negative values come in version 11)")
     return axis
-
-
-def _accepted_range(v) -> str:
-    """The axis attribute's sentence stating its range."""
-    description = " ".join(v.schema.attributes["axis"].description.split())
-    return next(s for s in description.split(". ") if s.startswith("Accepted range")).rstrip(".") + "."
 
 
 def along(v, x: np.ndarray, axis: int, row: Row, type_name: str) -> np.ndarray:

@@ -11,7 +11,7 @@ import numpy as np
 
 from onnx_conformance.generators.case import NotApplicable
 from onnx_conformance.generators.movement import data
-from onnx_conformance.generators.semantics import Rejected, Undefined
+from onnx_conformance.generators.semantics import Rejected, Undefined, described
 
 # Types whose documented (float) example data is taken as it is, cast once to the type.
 FLOATS = ("float16", "bfloat16", "float", "double", "complex64", "complex128")
@@ -79,21 +79,21 @@ def block_rule(v, inputs: dict, attrs: dict) -> tuple[np.ndarray, int, str]:
     an input "of [N,C,H,W]", a positive blocksize, and mode DCR (the default) or CRD where the version has it."""
     x = inputs["input"]
     if x.ndim != 4:
-        raise Rejected("input: " + " ".join(v.schema.inputs[0].description.split()))
+        raise Rejected("input: " + described(v, "input"))
     bs = attrs.get("blocksize")
     if bs is None or bs < 1:
-        raise Rejected("blocksize: " + " ".join(v.schema.attributes["blocksize"].description.split())
+        raise Rejected("blocksize: " + described(v, "blocksize")
                        + f" (a positive block size is required; given {bs})")
     mode = attrs.get("mode", "DCR")
     if mode not in ("DCR", "CRD") or (mode != "DCR" and not v.has_attribute("mode")):
-        rule = v.schema.attributes["mode"].description if v.has_attribute("mode") else "no mode attribute"
-        raise Rejected(f"mode: {' '.join(rule.split())} (given {mode})")
+        rule = described(v, "mode") if v.has_attribute("mode") else "no mode attribute"
+        raise Rejected(f"mode: {rule} (given {mode})")
     return x, bs, mode
 
 
 def output_rule(v) -> str:
     """The output's description: the shape it states, the rule a block size that does not divide breaks."""
-    return "output: " + " ".join(v.schema.outputs[0].description.split())
+    return "output: " + described(v, "output")
 
 
 def depth_to_space(x: np.ndarray, bs: int, mode: str = "DCR") -> np.ndarray:

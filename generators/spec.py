@@ -25,9 +25,14 @@ class OpVersion:
     @property
     def type_params(self) -> dict[str, tuple[str, ...]]:
         """Each type parameter of this version and the types it allows, in schema order
-        (tensors by element name, 'float'; other types by the spec's string, 'seq(tensor(float))')."""
-        return {c.type_param_str: tuple(type_name(t) for t in c.allowed_type_strs)
-                for c in self.schema.type_constraints}
+        (tensors by element name, 'float'; other types by the spec's string, 'seq(tensor(float))').
+        Read from the schema once per version (semantics ask on every call); each caller gets its own dict."""
+        cached = self.__dict__.get("_type_params")
+        if cached is None:
+            cached = tuple((c.type_param_str, tuple(type_name(t) for t in c.allowed_type_strs))
+                           for c in self.schema.type_constraints)
+            self.__dict__["_type_params"] = cached  # frozen: the dataclass's fields only
+        return dict(cached)
 
     @property
     def opsets(self) -> tuple[int, ...]:

@@ -29,10 +29,12 @@ def is_small_float(type_name: str) -> bool:
     return is_float(type_name) and type_name not in ("float16", "bfloat16", "float", "double")
 
 
+@lru_cache(maxsize=None)
 def is_int(type_name: str) -> bool:
     return re.fullmatch(r"u?int\d+", type_name) is not None
 
 
+@lru_cache(maxsize=None)
 def int_range(type_name: str) -> tuple[int, int]:
     info = ml_dtypes.iinfo(numpy_of(type_name))
     return int(info.min), int(info.max)

@@ -2,25 +2,31 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import ml_dtypes
 import numpy as np
 from onnx import TensorProto, helper
 
 
+@lru_cache(maxsize=None)
 def name_of(elem_type: int) -> str:
     """TensorProto.FLOAT -> 'float': the spelling used inside the spec's `tensor(float)`."""
     return TensorProto.DataType.Name(elem_type).lower()
 
 
+@lru_cache(maxsize=None)
 def elem_type_of(name: str) -> int:
     return TensorProto.DataType.Value(name.upper())
 
 
+@lru_cache(maxsize=None)
 def numpy_of(name: str) -> np.dtype:
     """numpy dtype for an ONNX type name; bfloat16 and the float8 family come from ml_dtypes."""
     return np.dtype(helper.tensor_dtype_to_np_dtype(elem_type_of(name)))
 
 
+@lru_cache(maxsize=None)
 def name_of_numpy(dtype: np.dtype) -> str:
     return name_of(helper.np_dtype_to_tensor_dtype(np.dtype(dtype)))
 

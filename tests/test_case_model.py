@@ -10,7 +10,8 @@ from onnx import helper
 
 from onnx_conformance.generators import values
 from onnx_conformance.generators.case import Case, Operator, Opt, Seq, case_name, snake
-from onnx_conformance.generators.emit import build_model, ir_version_for, value_proto
+from onnx_conformance.generators.emit import build_model
+from onnx_conformance.generators.protos import ir_version_for, value_proto
 from onnx_conformance.generators.spec import versions
 from onnx_conformance.harness.corpus import read_value
 

@@ -18,7 +18,8 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 from onnx_conformance.generators.case import NotApplicable, seeded_rng
-from onnx_conformance.generators.emit import _built, plain
+from onnx_conformance.generators.emit import _built
+from onnx_conformance.generators.protos import plain
 from onnx_conformance.generators.ops import all_operators
 from onnx_conformance.generators.semantics import NotDeterministic, Rejected
 from onnx_conformance.generators.spec import versions
@@ -264,3 +265,30 @@ def test_a_float_chain_is_correctly_rounded_and_onnxruntime_comes_within_its_bud
     theirs = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
     result = compare_outputs([ours], [theirs], {"ulp": 6}, ["float"])
     assert result.status == "pass", result.detail
+
+
+def test_gradient_differentiates_the_graph_before_it_exactly_and_declines_beyond_its_rules(exact):
+    """y = ReduceSum(Concat(a, a)^2 / z): dy/da = 4a/z, rounded once, at the z the Gradient node is fed (w),
+    not the graph's; beyond its derivative rules (Pow with a differentiated exponent) it declines in its own words."""
+    from fractions import Fraction
+
+    from onnx_conformance.generators.rounding import round_to
+
+    training = "ai.onnx.preview.training"
+
+    def model(middle):
+        nodes = [helper.make_node("Concat", ["a", "a"], ["c"], axis=0), helper.make_node(middle, ["c", "c"], ["m"]),
+                 helper.make_node("Div", ["m", "z"], ["q"]), helper.make_node("ReduceSum", ["q"], ["y"], keepdims=0),
+                 helper.make_node("Gradient", ["a", "w"], ["dy_da"], domain=training, xs=["a"], zs=["z"], y="y")]
+        graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info(n, TensorProto.FLOAT, s)
+                                               for n, s in (("a", [3]), ("z", []), ("w", []))],
+                                  [helper.make_tensor_value_info("dy_da", TensorProto.FLOAT, [3])])
+        m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid(training, 1)])
+        m.ir_version = 8
+        return m
+
+    feeds = [np.array([1, 2, 3], np.float32), np.array(5, np.float32), np.array(3, np.float32)]
+    (got,) = exact.run(exact._prepare(model("Mul")), feeds)
+    np.testing.assert_array_equal(got, [round_to(Fraction(4 * a, 3), "float") for a in (1, 2, 3)])
+    with pytest.raises(Unsupported, match="^Gradient through Pow is not implemented"):
+        exact.run(exact._prepare(model("Pow")), feeds)

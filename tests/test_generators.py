@@ -17,7 +17,7 @@ from onnx import checker, helper, numpy_helper
 
 from onnx_conformance.generators import cli
 from onnx_conformance.generators.case import slug
-from onnx_conformance.generators.emit import REPO_CASES, generate_corpus
+from onnx_conformance.generators.emit import case_path, REPO_CASES, generate_corpus
 from onnx_conformance.generators.spec import versions
 
 # The spec material sits beside the checkout (../shared/spec), for developers and CI alike.
@@ -37,7 +37,7 @@ def _tensors(case_dir: Path, kind: str) -> list[np.ndarray]:
 def test_every_valid_model_passes_the_full_checker_and_carries_the_ir_of_its_opset(corpus):
     out, index = corpus
     for name, meta in index["cases"].items():
-        model = onnx.load(str(out / "node" / name / "model.onnx"))
+        model = onnx.load(str(case_path(out, name, meta) / "model.onnx"))
         domain = meta.get("domain") or ""
         imports = [(o.domain, o.version) for o in model.opset_import]
         # a model of another domain may also import ai.onnx (Gradient's graph, FlexAttention's subgraphs)
@@ -56,7 +56,7 @@ def test_expect_error_cases_break_a_stated_rule(corpus):
     assert errors, "no rejection cases emitted"
     for name, meta in errors.items():
         assert meta["reason"], name
-        assert not list((out / "node" / name / "test_data_set_0").glob("output_*.pb")), name
+        assert not list((case_path(out, name, meta) / "test_data_set_0").glob("output_*.pb")), name
 
 
 # Where onnx's own shape inference already objects to a rejection model (the offending value is
@@ -104,7 +104,7 @@ def test_expect_error_models_are_wrong_only_in_the_rule_they_break(corpus):
     for name, meta in index["cases"].items():
         if meta["kind"] != "expect-error":
             continue
-        model = onnx.load(str(out / "node" / name / "model.onnx"))
+        model = onnx.load(str(case_path(out, name, meta) / "model.onnx"))
         checker.check_model(model)  # structurally valid
         try:  # where onnx's own inference objects, it names the broken rule, nothing else
             checker.check_model(model, full_check=True)
@@ -206,7 +206,7 @@ def test_integer_expectations_are_exact_and_never_overflow(corpus):
     for name, meta in index["cases"].items():
         if meta["kind"] != "expect-output" or meta["op"] not in EXACT or not meta["dtype"].startswith(("int", "uint")):
             continue
-        case = out / "node" / name
+        case = case_path(out, name, meta)
         inputs, (expected,) = _tensors(case, "input"), _tensors(case, "output")
         info = np.iinfo(expected.dtype)
         model = onnx.load(str(case / "model.onnx"))

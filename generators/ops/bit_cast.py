@@ -4,8 +4,7 @@ import numpy as np
 
 from onnx_conformance.generators.case import NotApplicable, Operator, type_of
 from onnx_conformance.generators.movement import data, declared
-from onnx_conformance.generators.semantics import Rejected, Undefined
-from onnx_conformance.generators.slice_family import rule
+from onnx_conformance.generators.semantics import Rejected, Undefined, rule
 from onnx_conformance.harness.dtypes import elem_type_of, name_of, numpy_of
 
 SAME_WIDTH = "The target data type must have the same bit-width as the input data type."

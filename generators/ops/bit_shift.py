@@ -7,7 +7,7 @@ from onnx_conformance.generators.arithmetic_family import broadcast_operands, on
 from onnx_conformance.generators.case import NotApplicable, Operator
 from onnx_conformance.generators.logic_family import FORMS, as_type, binary_case, bit_patterns, elementwise
 from onnx_conformance.generators.movement import data, declared
-from onnx_conformance.generators.semantics import Rejected, Undefined
+from onnx_conformance.generators.semantics import Rejected, Undefined, rule
 
 OPERATOR = Operator("BitShift", primary="T")
 
@@ -38,12 +38,6 @@ def shift(direction: str, bits: int):
     return rule
 
 
-def direction_rule(v) -> str:
-    """The direction attribute's rule: 'It can be either "RIGHT" (for right shift) or "LEFT" ...'."""
-    rule = v.schema.attributes["direction"].description.strip()
-    return rule[rule.index("It can be"):]
-
-
 @OPERATOR.semantics
 def bit_shift(v, attrs, inputs):
     """Z = X shifted by Y places (numpy-style broadcasting), in T's width; opset 11 defines neither
@@ -52,11 +46,11 @@ def bit_shift(v, attrs, inputs):
     t = one_type(v, {"X": x, "Y": y})
     direction = attrs.get("direction")
     if direction not in ("RIGHT", "LEFT"):
-        raise Rejected(direction_rule(v))
+        raise Rejected(rule(v, r"^It can be", "direction"))
     x, y = broadcast_operands(v, x, y, attrs)
     bits = int(np.dtype(x.dtype).itemsize * 8)
-    rule = shift(direction, bits) if defines_overflow(v) else within_width(shift(direction, bits), bits)
-    return {"Z": elementwise(rule, t, [x, y], [t, t], wraps=defines_overflow(v))}
+    each = shift(direction, bits) if defines_overflow(v) else within_width(shift(direction, bits), bits)
+    return {"Z": elementwise(each, t, [x, y], [t, t], wraps=defines_overflow(v))}
 
 
 def within_width(rule, bits: int):

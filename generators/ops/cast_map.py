@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from onnx_conformance.generators.case import Declared, Map, NotApplicable, once_per_version
-from onnx_conformance.generators.emit import map_types
+from onnx_conformance.generators.protos import map_types
 from onnx_conformance.generators.ml_family import ml_operator
 from onnx_conformance.generators.semantics import Rejected, Undefined, attr
 

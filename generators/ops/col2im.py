@@ -10,7 +10,7 @@ import numpy as np
 from onnx_conformance.generators.case import NotApplicable, Operator, type_of
 from onnx_conformance.generators.movement import data, ints_of
 from onnx_conformance.generators.rounding import round_to
-from onnx_conformance.generators.semantics import Rejected, Undefined, attr
+from onnx_conformance.generators.semantics import Rejected, Undefined, attr, described
 from onnx_conformance.generators.spatial_family import documented, expect_defined
 from onnx_conformance.generators.values import int_range, is_int
 from onnx_conformance.harness.dtypes import numpy_of
@@ -103,8 +103,7 @@ def _real_sum(terms: list, kind: str):
 
 def _description(v, name: str, pattern: str) -> str:
     """The words of an input's description that `pattern` matches (its sentences are not all split by spaces)."""
-    desc = " ".join(next(i.description for i in v.schema.inputs if i.name == name).split())
-    return re.search(pattern, desc).group(0).strip()
+    return re.search(pattern, described(v, name)).group(0).strip()
 
 
 def example(doc_input, image, block, **attrs):

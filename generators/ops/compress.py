@@ -5,8 +5,7 @@ import numpy as np
 from onnx_conformance.generators.case import NotApplicable, Operator
 from onnx_conformance.generators.gather_family import doc_or_data
 from onnx_conformance.generators.movement import axis_in, data
-from onnx_conformance.generators.semantics import Rejected, Undefined
-from onnx_conformance.generators.slice_family import rule
+from onnx_conformance.generators.semantics import Rejected, Undefined, described, rule
 
 OPERATOR = Operator("Compress", primary="T")
 
@@ -19,7 +18,7 @@ def compress_(v, attrs, inputs):
     condition is true; 'data slices or elements exceeding the condition length are discarded'."""
     x, cond = inputs["input"], inputs["condition"]
     if x.ndim < 1:
-        raise Rejected(" ".join(v.schema.inputs[0].description.split()))
+        raise Rejected(described(v, "input"))
     if cond.ndim != 1:
         raise Rejected(rule(v, r"^Rank 1 tensor of booleans"))
     axis = attrs.get("axis")

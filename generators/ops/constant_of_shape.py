@@ -1,20 +1,13 @@
 """ConstantOfShape: a tensor of the shape its input gives, every element the one value of the value attribute."""
 
-import re
-
 import numpy as np
 from onnx import numpy_helper
 
 from onnx_conformance.generators.case import NotApplicable, Operator
 from onnx_conformance.generators.movement import data, declared
-from onnx_conformance.generators.semantics import Rejected
+from onnx_conformance.generators.semantics import Rejected, rule
 
 OPERATOR = Operator("ConstantOfShape", primary="T2")
-
-
-def _said(text: str, pattern: str) -> str:
-    """The sentence of a description that matches `pattern`, verbatim."""
-    return next(s.strip() for s in re.split(r"(?<=\.)", " ".join(text.split())) if re.search(pattern, s))
 
 
 @OPERATOR.semantics
@@ -22,15 +15,14 @@ def constant_of_shape(v, attrs, inputs):
     """A tensor of the shape the 1-D input gives ('If empty tensor is given, the output would be a scalar'),
     every element the one value of `value`, which 'defaults to a tensor of value 0 and datatype float32'."""
     shape = np.asarray(inputs["input"], np.int64)
-    description = v.schema.inputs[0].description
     if shape.ndim != 1:
-        raise Rejected(_said(description, r"^1D tensor"))
+        raise Rejected(rule(v, r"^1D tensor", "input"))
     if (shape < 0).any():
-        raise Rejected(_said(description, r"All values must be >= 0"))
+        raise Rejected(rule(v, r"All values must be >= 0", "input"))
     value = attrs.get("value")
     fill = np.zeros(1, np.float32) if value is None else numpy_helper.to_array(value).reshape(-1)
     if fill.size != 1:
-        raise Rejected(_said(v.schema.attributes["value"].description, r"Should be a one-element tensor"))
+        raise Rejected(rule(v, r"Should be a one-element tensor", "value"))
     return {"output": np.full(tuple(shape.tolist()), fill[0], dtype=fill.dtype)}
 
 NO_ZERO = NotApplicable("float8e8m0 (8-bit exponent, no mantissa: 2^-127..2^127 and NaN) has no encoding of 0")

@@ -4,23 +4,10 @@ import math
 
 import numpy as np
 
-from onnx_conformance.generators.case import Declared, NotApplicable, Operator
-from onnx_conformance.generators.conv_family import (
-    add_bias,
-    auto_pads,
-    convolve,
-    documented,
-    geometry_only,
-    magnitude,
-    operand,
-    out_size,
-    padding_meets_nonfinite,
-    rounded_like,
-    spatial_attrs,
-    specials,
-    tolerance,
-)
-from onnx_conformance.generators.semantics import Rejected, Undefined, attr
+from onnx_conformance.generators import conv_family as cf
+from onnx_conformance.generators.case import NotApplicable, Operator
+from onnx_conformance.generators.conv_family import documented, operand, specials
+from onnx_conformance.generators.semantics import Rejected, Undefined, rule
 
 OPERATOR = Operator("Conv")
 
@@ -31,11 +18,11 @@ DOC_W = np.ones((1, 1, 3, 3)).tolist()
 
 def w_sentence(v) -> str:
     """W's sentence stating the channel rule ('X.shape[1] == (W.shape[1] * group) == C', version 11 adding
-    'W.shape[0] mod G == 0'), as this version words it."""
-    doc = " ".join(v.schema.inputs[1].description.split())
-    return next(s for s in doc.split(". ") if "X.shape[1] ==" in s)
+    'W.shape[0] mod G == 0'), as this version words it (without its period)."""
+    return rule(v, r"X\.shape\[1\] ==", "W").rstrip(".")
 
 
+SHAPES = "X: '(N x C x D1 x D2 ... x Dn)'; W: '(M x C/group x k1 x k2 x ... x kn)'"
 EMPTY_OUTPUT = ("Y: 'The output dimensions are functions of the kernel size, stride size, and pad lengths': a "
                 "kernel wider than the padded input gives a negative output dimension")
 
@@ -46,13 +33,9 @@ def resolve(v, attrs: dict, x_shape, w_shape) -> dict:
     version 11 'W.shape[0] mod G == 0'), B 'has size of M', and a dilated kernel no wider than the padded
     input. Conv-1's SAME_* with a stride above 1 has no value: 'the output spatial size match the input'
     is what no padding gives."""
-    if len(x_shape) < 3 or len(w_shape) != len(x_shape):
-        raise Rejected("X: '(N x C x D1 x D2 ... x Dn)'; W: '(M x C/group x k1 x k2 x ... x kn)'")
-    n = len(x_shape) - 2
-    kernel = list(w_shape[2:])
-    strides, dilations, pads, auto_pad = spatial_attrs(v, attrs, n, kernel)
-    group = attr(attrs, "group", 1)
-    if auto_pad in ("SAME_UPPER", "SAME_LOWER") and v.since_version < 11 and any(s != 1 for s in strides):
+    a = cf.attributes(v, attrs, x_shape, w_shape, SHAPES)
+    group = a.group
+    if a.auto_pad in ("SAME_UPPER", "SAME_LOWER") and v.since_version < 11 and any(s != 1 for s in a.strides):
         raise Undefined(f"Conv-{v.since_version}'s SAME_* asks that 'the output spatial size match the input', "
                         "which no padding gives with a stride above 1; ceil(input / stride) is Conv-11's")
     if group < 1 or x_shape[1] != w_shape[1] * group:
@@ -62,12 +45,7 @@ def resolve(v, attrs: dict, x_shape, w_shape) -> dict:
             raise Undefined(f"Conv-{v.since_version} gives no value when M is not a multiple of group "
                             "('W.shape[0] mod G == 0' is Conv-11's rule)")
         raise Rejected(w_sentence(v))
-    effective = auto_pads(x_shape[2:], kernel, strides, dilations, auto_pad)
-    pads = effective if effective is not None else (pads or [0] * (2 * n))
-    if any(out_size(x_shape[2 + i], kernel[i], strides[i], dilations[i], pads[i], pads[n + i]) < 1
-           for i in range(n)):
-        raise Rejected(EMPTY_OUTPUT)
-    return dict(strides=strides, pads=pads, dilations=dilations, group=group)
+    return cf.convolve_args(a, x_shape, w_shape, EMPTY_OUTPUT)
 
 
 @OPERATOR.semantics
@@ -78,29 +56,23 @@ def conv(v, attrs, inputs):
     g = resolve(v, attrs, x.shape, w.shape)
     if b is not None and b.shape != (w.shape[0],):
         raise Rejected("B: 'Optional 1D bias to be added to the convolution, has size of M.'")
-    if padding_meets_nonfinite(x.shape, w, **g):
+    if cf.padding_meets_nonfinite(x.shape, w, **g):
         raise Undefined("a NaN or infinite weight meets the zero padding: 0 * inf is NaN by the spec's padding, no "
                         "term where padding is skipped")
-    return {"Y": rounded_like(add_bias(convolve(x, w, **g), b), x)}
+    return {"Y": cf.rounded_like(cf.add_bias(cf.convolve(x, w, **g), b), x)}
 
 
 def case(v, t, x, w, b=None, *, kernel_shape=False, strides=None, pads=None, dilations=None, group=None,
          auto_pad=None):
     """The case: the attributes given (kernel_shape=True writes W's kernel shape), the semantics' Y, and the
     accumulation tolerance of this data (C/group * prod(kernel) terms, the largest sum of |terms|)."""
-    attrs = {}
-    if kernel_shape:
-        attrs["kernel_shape"] = list(w.shape[2:])
-    for name, value in (("strides", strides), ("pads", pads), ("dilations", dilations), ("group", group),
-                        ("auto_pad", auto_pad)):
-        if value is not None:
-            attrs[name] = value
+    attrs = cf.given(w, kernel_shape, strides=strides, pads=pads, dilations=dilations, group=group, auto_pad=auto_pad)
     try:
         g = resolve(v, attrs, x.shape, w.shape)
     except Undefined as e:
         return NotApplicable(e.reason)
     terms = w.shape[1] * math.prod(w.shape[2:])
-    tol = tolerance(t, terms, magnitude(x, w, b, **g))
+    tol = cf.tolerance(t, terms, cf.magnitude(x, w, b, **g))
     return OPERATOR.expect(v, {"X": x, "W": w, "B": b}, attrs, tolerance=tol)
 
 
@@ -145,7 +117,7 @@ def conv_with_autopad_same(v, t, rng):
 # ---------------------------------------------------------------------------------------------
 # each result-changing attribute on its own, random signed data
 
-geometry = geometry_only(
+geometry = cf.geometry_only(
     "the documented examples, bias, group, depthwise, conv_1d, all_attributes and ieee_specials")
 
 
@@ -269,8 +241,7 @@ def ieee_specials(v, t, rng):
 
 
 def rejected(v, t, x, w, **attrs):
-    """An expect-error case: the semantics' rejection of X and W with these attributes."""
-    return OPERATOR.reject(v, {"X": x, "W": w}, attrs, {"Y": Declared(t.dtype, [None] * x.ndim)})
+    return cf.rejected(OPERATOR, v, t, x, w, **attrs)
 
 
 @OPERATOR.rejection
@@ -300,19 +271,9 @@ def kernel_larger_than_padded_input(v, t, rng):
     return rejected(v, t, operand(t, (1, 1, 3, 3), rng), operand(t, (1, 1, 5, 5), rng))
 
 
-@OPERATOR.rejection
-def pads_with_auto_pad(v, t, rng):
-    return rejected(v, t, operand(t, (1, 1, 4, 4), rng), operand(t, (1, 1, 3, 3), rng),
-                    auto_pad="SAME_UPPER", pads=[1, 1, 1, 1])
+OPERATOR.rejection(cf.pads_with_auto_pad(OPERATOR, (1, 1, 4, 4), (1, 1, 3, 3)), name="pads_with_auto_pad")
 
 
 # Where onnx's ReferenceEvaluator (1.23) differs from our value, and why ours stands (cases/crosscheck.md).
-OPERATOR.reference_differs(
-    r" float16: .*values differ",
-    "the evaluator accumulates float16 products in float16 (numpy on float16 arrays), rounding every partial sum; "
-    "ours is the exact sum rounded once, and the tolerance allows a float accumulation",
-)
-OPERATOR.reference_differs(
-    r"^pads_with_auto_pad .*returned outputs",
-    "the evaluator does not check that pads and auto_pad are not both set: it applies auto_pad",
-)
+OPERATOR.reference_differs(*cf.HALF_SUMS)
+OPERATOR.reference_differs(*cf.AUTO_PAD_OVER_PADS)

@@ -4,18 +4,9 @@ import math
 
 import numpy as np
 
-from onnx_conformance.generators.case import Declared, NotApplicable, Operator
-from onnx_conformance.generators.conv_family import (
-    add_bias,
-    deform_convolve,
-    deform_magnitude,
-    documented,
-    operand,
-    out_size,
-    rounded_like,
-    spatial_attrs,
-    tolerance,
-)
+from onnx_conformance.generators import conv_family as cf
+from onnx_conformance.generators.case import Operator
+from onnx_conformance.generators.conv_family import documented, operand
 from onnx_conformance.generators.semantics import Rejected, Undefined, attr
 
 OPERATOR = Operator("DeformConv")
@@ -24,6 +15,7 @@ DOC_X = np.arange(9).reshape(1, 1, 3, 3).tolist()
 DOC_W = np.ones((1, 1, 2, 2)).tolist()
 
 
+SHAPES = "X: '(N, C, D1, D2, ... , Dn)'; W: '(oC, C/group, k1, k2, ... , kn)'"
 W_SHAPE = "W: 'It has shape (oC, C/group, kH, kW)'"
 GROUP = "group: 'C and oC must both be divisible by group.'"
 OFFSET_GROUP = "offset_group: 'C must be divisible by offset_group.'"
@@ -35,23 +27,16 @@ def resolve(v, attrs: dict, x_shape, w_shape) -> dict:
     """strides, pads, dilations, group and offset_group of a DeformConv node on these shapes, checked
     against the spec's rules ('C and oC must both be divisible by group', W of shape (oC, C/group, k...),
     'C must be divisible by offset_group', a dilated kernel no wider than the padded input)."""
-    if len(x_shape) < 3 or len(w_shape) != len(x_shape):
-        raise Rejected("X: '(N, C, D1, D2, ... , Dn)'; W: '(oC, C/group, k1, k2, ... , kn)'")
-    n = len(x_shape) - 2
-    kernel = list(w_shape[2:])
-    strides, dilations, pads, _ = spatial_attrs(v, attrs, n, kernel)
-    pads = pads or [0] * (2 * n)
-    group, offset_group = attr(attrs, "group", 1), attr(attrs, "offset_group", 1)
+    a = cf.attributes(v, attrs, x_shape, w_shape, SHAPES)
+    group, offset_group = a.group, attr(attrs, "offset_group", 1)
     if group < 1 or x_shape[1] % group or w_shape[0] % group:
         raise Rejected(GROUP)
     if x_shape[1] != w_shape[1] * group:
         raise Rejected(W_SHAPE)
     if offset_group < 1 or x_shape[1] % offset_group:
         raise Rejected(OFFSET_GROUP)
-    if any(out_size(x_shape[2 + i], kernel[i], strides[i], dilations[i], pads[i], pads[n + i]) < 1
-           for i in range(n)):
-        raise Rejected("Y: '(N, oC, o1, o2, ..., on)': a kernel wider than the padded input leaves no output")
-    return dict(strides=strides, pads=pads, dilations=dilations, group=group, offset_group=offset_group)
+    empty = "Y: '(N, oC, o1, o2, ..., on)': a kernel wider than the padded input leaves no output"
+    return dict(cf.convolve_args(a, x_shape, w_shape, empty), offset_group=offset_group)
 
 
 @OPERATOR.semantics
@@ -63,8 +48,7 @@ def deform_conv(v, attrs, inputs):
     b, mask = inputs.get("B"), inputs.get("mask")
     g = resolve(v, attrs, x.shape, w.shape)
     n = x.ndim - 2
-    outs = [out_size(x.shape[2 + i], w.shape[2 + i], g["strides"][i], g["dilations"][i], g["pads"][i],
-                     g["pads"][n + i]) for i in range(n)]
+    outs = cf.out_shape(x.shape[2:], w.shape[2:], g["strides"], g["dilations"], g["pads"])
     kn = math.prod(w.shape[2:])
     if list(offset.shape) != [x.shape[0], g["offset_group"] * kn * n, *outs]:
         raise Rejected(OFFSET_SHAPE)
@@ -74,23 +58,18 @@ def deform_conv(v, attrs, inputs):
         raise Rejected("B: 'Optional 1D bias of length oC to be added to the convolution.'")
     if not np.isfinite(offset.astype(np.float64)).all():
         raise Undefined("a NaN or infinite offset: linear interpolation at that sampling location has no value")
-    return {"Y": rounded_like(add_bias(deform_convolve(x, w, offset, mask, **g), b), x)}
+    return {"Y": cf.rounded_like(cf.add_bias(cf.deform_convolve(x, w, offset, mask, **g), b), x)}
 
 
 def deform(v, t, x, w, offset, b=None, mask=None, *, kernel_shape=False, strides=None, pads=None, dilations=None,
            group=None, offset_group=None):
     """The case: the attributes given, the semantics' Y, the accumulation tolerance of this data."""
-    attrs = {}
-    if kernel_shape:
-        attrs["kernel_shape"] = list(w.shape[2:])
-    for name, value in (("strides", strides), ("pads", pads), ("dilations", dilations), ("group", group),
-                        ("offset_group", offset_group)):
-        if value is not None:
-            attrs[name] = value
+    attrs = cf.given(w, kernel_shape, strides=strides, pads=pads, dilations=dilations, group=group,
+                     offset_group=offset_group)
     g = resolve(v, attrs, x.shape, w.shape)
     # each kernel element's sample is a linear interpolation of 2^n input values
     terms = w.shape[1] * math.prod(w.shape[2:]) * 2 ** (x.ndim - 2)
-    tol = tolerance(t, terms, deform_magnitude(x, w, offset, mask, b, **g))
+    tol = cf.tolerance(t, terms, cf.deform_magnitude(x, w, offset, mask, b, **g))
     return OPERATOR.expect(v, {"X": x, "W": w, "offset": offset, "B": b, "mask": mask}, attrs, tolerance=tol)
 
 
@@ -150,19 +129,7 @@ def with_multiple_offset_groups(v, t, rng):
 # ---------------------------------------------------------------------------------------------
 # each attribute and input on its own, random data
 
-GEOMETRY_TYPES = ("float", "float16")
-
-
-def geometry(example):
-    def wrapped(v, t, rng):
-        if t.dtype not in GEOMETRY_TYPES:
-            return NotApplicable("sampling-geometry examples run in float and float16; the type's arithmetic is "
-                                 "covered by the documented examples, offsets, mask_bias and group_offset_groups")
-        return example(v, t, rng)
-
-    wrapped.__name__ = example.__name__
-    wrapped.__doc__ = example.__doc__
-    return wrapped
+geometry = cf.geometry_only("the documented examples, offsets, mask_bias and group_offset_groups", what="sampling")
 
 
 @OPERATOR.example
@@ -228,8 +195,7 @@ def deform_conv_1d(v, t, rng):
 
 
 def rejected(v, t, x, w, offset, **attrs):
-    """An expect-error case: the semantics' rejection of X, W and offset with these attributes."""
-    return OPERATOR.reject(v, {"X": x, "W": w, "offset": offset}, attrs, {"Y": Declared(t.dtype, [None] * x.ndim)})
+    return cf.rejected(OPERATOR, v, t, x, w, offset, **attrs)
 
 
 @OPERATOR.rejection

@@ -3,7 +3,7 @@
 import numpy as np
 
 from onnx_conformance.generators.case import Map, NotApplicable
-from onnx_conformance.generators.emit import map_types
+from onnx_conformance.generators.protos import map_types
 from onnx_conformance.generators.ml_family import ml_operator, one_of
 from onnx_conformance.generators.semantics import Rejected, Undefined
 from onnx_conformance.harness.dtypes import numpy_of

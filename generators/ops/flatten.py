@@ -4,8 +4,7 @@ import math
 
 from onnx_conformance.generators.case import NotApplicable, Operator
 from onnx_conformance.generators.movement import data
-from onnx_conformance.generators.semantics import Rejected, attr
-from onnx_conformance.generators.slice_family import rule
+from onnx_conformance.generators.semantics import Rejected, attr, rule
 
 OPERATOR = Operator("Flatten")
 

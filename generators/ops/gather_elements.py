@@ -5,8 +5,7 @@ import numpy as np
 from onnx_conformance.generators.case import Operator
 from onnx_conformance.generators.gather_family import doc_or_data, index_rule
 from onnx_conformance.generators.movement import axis_in, data, declared, indices
-from onnx_conformance.generators.semantics import Rejected, Undefined, attr
-from onnx_conformance.generators.slice_family import rule
+from onnx_conformance.generators.semantics import Rejected, Undefined, attr, rule
 
 OPERATOR = Operator("GatherElements", primary="T", defaults={"Tind": "int64"})
 

@@ -4,7 +4,7 @@ import mpmath
 
 from onnx_conformance.generators.activation_family import INF, Activation, composite, mp, unary
 from onnx_conformance.generators.case import Operator
-from onnx_conformance.generators.semantics import Rejected
+from onnx_conformance.generators.semantics import Rejected, described
 
 OPERATOR = Operator("Gelu")
 
@@ -23,7 +23,7 @@ def gelu(a, x):
 def approximation(v, a):
     """approximate: 'Gelu approximation algorithm: `"tanh"`, `"none"`(default).': no other value."""
     if a["approximate"] not in ("none", "tanh"):
-        raise Rejected(v.schema.attributes["approximate"].description)
+        raise Rejected(described(v, "approximate"))
 
 
 # -inf is left out: the formula gives -inf * 0 there.

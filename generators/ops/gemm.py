@@ -8,7 +8,7 @@ import numpy as np
 from onnx_conformance.generators import values
 from onnx_conformance.generators.case import Declared, NotApplicable, Operator
 from onnx_conformance.generators.linalg_family import exact_array, matmul, operand, rounded, tolerance
-from onnx_conformance.generators.semantics import Rejected, Undefined, attr
+from onnx_conformance.generators.semantics import Rejected, Undefined, attr, rule
 from onnx_conformance.harness.dtypes import name_of_numpy
 
 OPERATOR = Operator("Gemm")
@@ -30,7 +30,7 @@ def gemm(v, attrs, inputs):
     a, b, c = inputs["A"], inputs["B"], inputs.get("C")
     for name, x in (("A", a), ("B", b)):
         if x.ndim != 2:
-            raise Rejected(described(v, name, "The shape of") or f"'{SHAPES}': {name} has rank {x.ndim}")
+            raise Rejected(rule(v, r"The shape of", name) or f"'{SHAPES}': {name} has rank {x.ndim}")
     a = a.T if attr(attrs, "transA", 0) else a
     b = b.T if attr(attrs, "transB", 0) else b
     if a.shape[1] != b.shape[0]:
@@ -45,19 +45,13 @@ def gemm(v, attrs, inputs):
             if np.broadcast_shapes(c.shape, y.shape) != y.shape:
                 raise ValueError
         except ValueError:
-            raise Rejected(described(v, "C", "broadcastable") or f"'{SHAPES}, input tensor C is broadcastable "
-                                                                   f"to shape (M, N)': C {c.shape}, (M, N) {y.shape}")
+            raise Rejected(rule(v, r"broadcastable", "C") or f"'{SHAPES}, input tensor C is broadcastable "
+                                                              f"to shape (M, N)': C {c.shape}, (M, N) {y.shape}")
         y = y + np.broadcast_to(exact_array(c), y.shape) * attribute_value(attr(attrs, "beta", 1.0))
     type_name = name_of_numpy(a.dtype)
     if values.is_int(type_name) and any(e.denominator != 1 for e in np.asarray(y, dtype=object).reshape(-1)):
         raise Undefined("alpha or beta makes an integer Y non-integral; the spec does not say how Gemm rounds it")
     return {"Y": rounded(y, type_name)}
-
-
-def described(v, name: str, words: str) -> str | None:
-    """The sentence of input `name`'s description holding `words` (from version 7), or None."""
-    text = " ".join(next(i for i in v.schema.inputs if i.name == name).description.split())
-    return next((s if s.endswith(".") else s + "." for s in text.split(". ") if words in s), None)
 
 
 def gemm_case(v, t, a, b, c, alpha=None, beta=None, transA=0, transB=0):

@@ -1,6 +1,9 @@
 """GRU: the documented one-layer recurrence (gates z, r, h; linear_before_reset from GRU-3), step by step in
 mpmath (generators/recurrent_family.py)."""
 
+import numpy as np
+
+from onnx_conformance.generators import recurrent_family as rf
 from onnx_conformance.generators.case import Operator
 from onnx_conformance.generators.recurrent_family import Cell, recurrence, recurrent, reference_reasons, register, small
 from onnx_conformance.generators.semantics import attr
@@ -35,7 +38,35 @@ def step(s):
     return hn, None
 
 
-CELL = Cell(3, ["Sigmoid", "Tanh"], step)
+def fast_step(s):
+    """step in float64, each value with a bound on its error (recurrent_family.FastStep)."""
+    U, TINY = rf.U, rf.TINY
+    z, ez = s.act(0, *s.gate(0, s.h, s.eh))
+    r, er = s.act(0, *s.gate(1, s.h, s.eh))
+    if attr(s.attrs, "linear_before_reset", 0):
+        xw, exw, axw = s.xw(2)
+        hr, ehr, ahr = s.hr(2, s.h, s.eh)
+        wb, rb = s.wb(2), s.rb(2)
+        inner = hr + rb
+        einner = ehr + (ahr + np.abs(rb)) * U
+        prod = r * inner
+        eprod = np.abs(r) * einner + np.abs(inner) * er + np.abs(prod) * U
+        pre = xw + prod + wb
+        epre = exw + eprod + (axw + np.abs(prod) + np.abs(wb)) * (2 * U) + TINY
+    else:
+        rh = r * s.h
+        erh = np.abs(r) * s.eh + np.abs(s.h) * er + np.abs(rh) * U
+        pre, epre = s.gate(2, rh, erh)
+    hh, ehh = s.act(1, pre, epre)
+    one_z = 1 - z
+    t1, t2 = one_z * hh, z * s.h
+    h = t1 + t2
+    eh = (np.abs(one_z) * ehh + np.abs(hh) * (ez + np.abs(one_z) * U) + np.abs(z) * s.eh + np.abs(s.h) * ez
+          + (np.abs(t1) + np.abs(t2) + np.abs(h)) * U + TINY)
+    return h, eh, None, None
+
+
+CELL = Cell(3, ["Sigmoid", "Tanh"], step, fast=fast_step)
 OPERATOR = Operator("GRU", primary="T")
 
 

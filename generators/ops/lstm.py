@@ -3,6 +3,7 @@ mpmath (generators/recurrent_family.py)."""
 
 import numpy as np
 
+from onnx_conformance.generators import recurrent_family as rf
 from onnx_conformance.generators.case import Operator
 from onnx_conformance.generators.recurrent_family import (Cell, attribute_types, cast, ones, recurrence, recurrent,
                                                           reference_reasons, register, small)
@@ -36,7 +37,37 @@ def step(s):
     return hn, cn
 
 
-CELL = Cell(4, ["Sigmoid", "Tanh", "Tanh"], step, cell_state=True)
+def fast_step(s):
+    """step in float64, each value with a bound on its error (recurrent_family.FastStep)."""
+    U, TINY, H = rf.U, rf.TINY, s.H
+    pi, po, pf = s.p[:H], s.p[H:2 * H], s.p[2 * H:3 * H]
+    ac = np.abs(s.c)
+
+    def peephole(pv, c, ec):
+        v = pv * c
+        return v, np.abs(pv) * ec + np.abs(v) * U
+
+    i, ei = s.act(0, *s.gate(0, s.h, s.eh, *peephole(pi, s.c, s.ec)))
+    if attr(s.attrs, "input_forget", 0):
+        f = 1 - i
+        ef = ei + np.abs(f) * U
+    else:
+        f, ef = s.act(0, *s.gate(2, s.h, s.eh, *peephole(pf, s.c, s.ec)))
+    g, eg = s.act(1, *s.gate(3, s.h, s.eh))
+    t1, t2 = f * s.c, i * g
+    c = t1 + t2
+    ec = (np.abs(f) * s.ec + ac * ef + np.abs(i) * eg + np.abs(g) * ei + (np.abs(t1) + np.abs(t2) + np.abs(c)) * U
+          + TINY)
+    o, eo = s.act(0, *s.gate(1, s.h, s.eh, *peephole(po, c, ec)))
+    if s.clip is not None and np.any(np.abs(c) + ec >= s.clip):
+        raise rf.Undecided("the cell state may pass clip: the mpmath path says whether it does")
+    hc, ehc = s.act(2, c, ec)
+    h = o * hc
+    eh = np.abs(o) * ehc + np.abs(hc) * eo + np.abs(h) * U + TINY
+    return h, eh, c, ec
+
+
+CELL = Cell(4, ["Sigmoid", "Tanh", "Tanh"], step, cell_state=True, fast=fast_step)
 OPERATOR = Operator("LSTM", primary="T")
 
 

@@ -14,7 +14,7 @@ from fractions import Fraction
 import numpy as np
 
 from onnx_conformance.generators.case import Declared, Operator, Types
-from onnx_conformance.generators.semantics import Rejected, Undefined, attr
+from onnx_conformance.generators.semantics import Rejected, Undefined, attr, described, sentences
 
 
 class _Untyped(Operator):
@@ -58,14 +58,14 @@ def non_max_suppression(v, attrs, inputs):
     equal to the threshold are kept" is decided by the spec, not by rounding."""
     boxes, scores = inputs["boxes"], inputs["scores"]
     if boxes.ndim != 3 or boxes.shape[2] != 4:
-        rule = _first_sentence(v, "boxes")
-        raise Rejected(f"boxes: {rule} (given a last dimension of {boxes.shape[-1]})" if boxes.ndim == 3
-                       else f"boxes: {rule} (given rank {boxes.ndim})")
+        shape = _first_sentence(v, "boxes")
+        raise Rejected(f"boxes: {shape} (given a last dimension of {boxes.shape[-1]})" if boxes.ndim == 3
+                       else f"boxes: {shape} (given rank {boxes.ndim})")
     if scores.ndim != 3 or scores.shape[0] != boxes.shape[0] or scores.shape[2] != boxes.shape[1]:
         raise Rejected(f"scores: {_first_sentence(v, 'scores')} (boxes of shape {boxes.shape}, scores {scores.shape})")
     center = attr(attrs, "center_point_box", 0)
     if center not in (0, 1):
-        raise Rejected("center_point_box: " + " ".join(v.schema.attributes["center_point_box"].description.split()))
+        raise Rejected("center_point_box: " + described(v, "center_point_box"))
     limit = _scalar(inputs.get("max_output_boxes_per_class"), 0)
     iou_t = _scalar(inputs.get("iou_threshold"), 0.0)
     score_t = _scalar(inputs.get("score_threshold"), None)
@@ -105,8 +105,7 @@ def _scalar(x, default):
 
 def _first_sentence(v, name: str) -> str:
     """The first sentence of an input's description: the shape it states."""
-    desc = " ".join(next(i.description for i in v.schema.inputs if i.name == name).split())
-    return desc.split(". ")[0].rstrip(".")
+    return sentences(described(v, name))[0].rstrip(".")
 
 
 def case(v, boxes, scores, max_out=(3,), iou_t=(0.5,), score_t=(0.0,), center=None):

@@ -4,8 +4,7 @@ import numpy as np
 
 from onnx_conformance.generators.case import NotApplicable, Operator
 from onnx_conformance.generators.movement import data
-from onnx_conformance.generators.semantics import Rejected, Undefined, attr
-from onnx_conformance.generators.slice_family import rule
+from onnx_conformance.generators.semantics import Rejected, Undefined, attr, rule
 
 
 OPERATOR = Operator("OneHot", primary="T3", defaults={"T1": "int64", "T2": "float"})

@@ -1,12 +1,10 @@
 """Pad: the input padded (or, by negative pads, cropped) along each axis in constant, reflect, edge or wrap mode."""
 
-import re
-
 import numpy as np
 
 from onnx_conformance.generators.case import NotApplicable, Operator, type_of
 from onnx_conformance.generators.movement import data, declared, indices, ints_of
-from onnx_conformance.generators.semantics import Rejected, Undefined, attr
+from onnx_conformance.generators.semantics import Rejected, Undefined, attr, described, rule
 from onnx_conformance.generators.spatial_family import documented, expect_defined, pad
 
 OPERATOR = Operator("Pad", primary="T")
@@ -24,7 +22,7 @@ def pad_semantics(v, attrs, inputs):
     x = inputs["data"]
     mode = attr(attrs, "mode", "constant")
     if mode not in _modes(v):
-        raise Rejected("mode: " + " ".join(v.schema.attributes["mode"].description.split()))
+        raise Rejected("mode: " + described(v, "mode"))
     if v.has_input("pads"):
         pads, constant = ints_of(inputs["pads"]), inputs.get("constant_value")
     else:
@@ -40,7 +38,8 @@ def pad_semantics(v, attrs, inputs):
         if len(set(axes)) != len(axes):
             raise Undefined("axes: Behavior is undefined if an axis is repeated.")
     if pads is None or len(pads) != 2 * len(axes):
-        raise Rejected(_pads_rule(v))
+        name = "paddings" if v.has_attribute("paddings") else "pads"
+        raise Rejected(rule(v, r"rank should be double|of shape \[2 \*", name))
     if v.has_attribute("paddings") and min(pads) < 0:
         raise Undefined("Pad-1's `paddings` is \"the padding element count\": it states no removal")
     widths = widths_of(pads, x.ndim, axes)
@@ -66,23 +65,12 @@ def _modes(v) -> tuple:
         else ("constant", "reflect", "edge")
 
 
-def _pads_rule(v) -> str:
-    """The sentence of pads' (paddings') description fixing its length: 2 values per axis."""
-    if v.has_input("pads"):
-        desc = next(i.description for i in v.schema.inputs if i.name == "pads")
-    else:
-        desc = v.schema.attributes["paddings" if v.has_attribute("paddings") else "pads"].description
-    found = [s for s in re.split(r"(?<=\.)\s+", " ".join(desc.split())) if re.search(r"rank should be double|of shape \[2 \*", s)]
-    return found[0]
-
-
 def _constant(v, x, given, widths):
     """The padding value in x's type: the one given, else "0, empty string, or False"."""
     if given is not None:
         c = np.asarray(given)
         if c.size != 1:
-            raise Rejected("constant_value: " + " ".join(
-                next(i.description for i in v.schema.inputs if i.name == "constant_value").split()))
+            raise Rejected("constant_value: " + described(v, "constant_value"))
         return c.reshape(())
     if x.dtype == object:
         return np.array("", dtype=object)

@@ -24,7 +24,7 @@ from onnx_conformance.generators.quant_family import (
     requantize,
     shifted_conv,
 )
-from onnx_conformance.generators.semantics import Rejected
+from onnx_conformance.generators.semantics import Rejected, described
 
 OPERATOR = Operator("QLinearConv", defaults={"T2": lambda v, b: b.get("T1", "uint8"),
                                              "T3": lambda v, b: b.get("T1", "uint8")})
@@ -40,17 +40,16 @@ def scales(v, inputs: dict, m: int) -> tuple:
     have same shape. It means they must be either scalars (per tensor) or 1-D tensors (per output channel)';
     x's and y's are scalars, w's 'a scalar or a 1-D tensor' of M elements."""
     pair = v.sentence(r"Each scale and zero-point pair must have same shape")
-    formals = {i.name: " ".join(i.description.split()) for i in v.schema.inputs}
     for name in ("x", "w", "y"):
         if np.shape(inputs[f"{name}_scale"]) != np.shape(inputs[f"{name}_zero_point"]):
             raise Rejected(f"{pair} ({name}_scale {np.shape(inputs[f'{name}_scale'])}, {name}_zero_point "
                            f"{np.shape(inputs[f'{name}_zero_point'])})")
     for name in ("x_scale", "y_scale", "y_zero_point"):
         if np.size(inputs[name]) != 1:
-            raise Rejected(f"{name}: '{formals[name]}'")
+            raise Rejected(f"{name}: '{described(v, name)}'")
     ws = exact_values(inputs["w_scale"]).reshape(-1)
     if ws.size != 1 and (np.ndim(inputs["w_scale"]) != 1 or ws.size != m):
-        raise Rejected(f"w_scale: '{formals['w_scale']}'")
+        raise Rejected(f"w_scale: '{described(v, 'w_scale')}'")
     one = lambda name: exact_values(inputs[name]).reshape(-1)[0]
     return one("x_scale"), [ws[k if ws.size > 1 else 0] for k in range(m)], one("y_scale")
 
@@ -67,7 +66,7 @@ def qlinear_conv(v, attrs, inputs):
     m = w.shape[0]
     xs, ws, ys = scales(v, inputs, m)
     if bias is not None and np.shape(bias) != (m,):
-        raise Rejected(f"B: '{next(i.description for i in v.schema.inputs if i.name == 'B')}'")
+        raise Rejected(f"B: '{described(v, 'B')}'")
     acc = shifted_conv(x, w, xzp, wzp, geometry)
     bv = exact_values(bias).reshape(-1) if bias is not None else [0] * m
     real = np.empty(acc.shape, dtype=object)

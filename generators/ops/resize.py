@@ -3,15 +3,14 @@ nearest moves input elements, linear and cubic are exact weighted sums rounded o
 
 from __future__ import annotations
 
-import numpy as np
-
-import re
 from fractions import Fraction
+
+import numpy as np
 
 from onnx_conformance.generators import values
 from onnx_conformance.generators.case import Declared, NotApplicable, Operator, type_of
 from onnx_conformance.generators.resize_family import FLOATS, f32, in_type, plan, resize
-from onnx_conformance.generators.semantics import Rejected, Undefined, attr
+from onnx_conformance.generators.semantics import Rejected, Undefined, attr, rule
 
 OPERATOR = Operator("Resize", primary="T1", defaults={"T2": "float"})
 
@@ -48,7 +47,7 @@ def resize_semantics(v, attrs, inputs):
     axes = attrs.get("axes")
     count = len(axes) if axes is not None else x.ndim
     if len(scales if scales is not None else sizes) != count:
-        raise Rejected(_sentence(v, r"number of elements of 'scales'"))
+        raise Rejected(rule(v, r"number of elements of 'scales'", "scales"))
     p = plan(x.shape, scales=None if scales is None else [Fraction(float(s)) for s in scales],
              sizes=None if sizes is None else [int(s) for s in sizes], axes=axes,
              roi=None if roi is None or ctm != "tf_crop_and_resize" else [Fraction(float(r)) for r in roi],
@@ -57,12 +56,6 @@ def resize_semantics(v, attrs, inputs):
                   a=f32(attr(attrs, "cubic_coeff_a", -0.75)), exclude_outside=bool(attr(attrs, "exclude_outside", 0)),
                   antialias=bool(attr(attrs, "antialias", 0)), extrapolation=f32(attr(attrs, "extrapolation_value", 0.0)))
     return {"Y": y}
-
-
-def _sentence(v, pattern: str) -> str:
-    """The sentence of the scales input's description matching `pattern`."""
-    text = " ".join(next(i.description for i in v.schema.inputs if i.name == "scales").split())
-    return next(s for s in text.split(". ") if re.search(pattern, s)).rstrip(".") + "."
 
 
 def _given(x):

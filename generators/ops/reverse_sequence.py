@@ -4,15 +4,14 @@ import numpy as np
 
 from onnx_conformance.generators.case import Operator
 from onnx_conformance.generators.movement import data, declared, indices
-from onnx_conformance.generators.semantics import Rejected, Undefined, attr
+from onnx_conformance.generators.semantics import Rejected, Undefined, attr, described
 
 OPERATOR = Operator("ReverseSequence", primary="T")
 
 
 def _description(v, name: str) -> str:
     """An attribute's or input's description without its '(Optional) ' prefix: the rule it states."""
-    found = v.schema.attributes.get(name) or next(i for i in v.schema.inputs if i.name == name)
-    return " ".join(found.description.split()).removeprefix("(Optional) ")
+    return described(v, name).removeprefix("(Optional) ")
 
 
 @OPERATOR.semantics

@@ -5,7 +5,7 @@ import numpy as np
 from onnx_conformance.generators import scatter_family as sf
 from onnx_conformance.generators.case import Operator, once_per_version
 from onnx_conformance.generators.movement import data, declared
-from onnx_conformance.generators.semantics import Rejected
+from onnx_conformance.generators.semantics import Rejected, described
 
 OPERATOR = Operator("ScatterND", primary="T")
 
@@ -18,7 +18,7 @@ def scatter_nd(v, attrs, inputs):
     x, idx, upd = inputs["data"], np.asarray(inputs["indices"], np.int64), inputs["updates"]
     reduction = sf.reduction_of(v, attrs, x)
     if x.ndim < 1 or idx.ndim < 1:
-        raise Rejected(f"data: {sf.description(v, 'data')} indices: {sf.description(v, 'indices')}")
+        raise Rejected(f"data: {described(v, 'data')} indices: {described(v, 'indices')}")
     k = idx.shape[-1]
     if k > x.ndim:
         raise Rejected(v.sentence(r"k can be a value at most the rank"))
@@ -60,52 +60,26 @@ def scatternd(v, t, rng):
     return _case(v, sf.doc_or_data(t, ND_DATA, rng), [[0], [2]], sf.doc_or_data(t, ND_UPDATES, rng))
 
 
-def _reduction(v, t, reduction):
-    """Both slices reduced into slice 0."""
-    na = sf.reduction_na(v, t, reduction)
-    if na:
-        return na
-    x, upd = np.array(ND_DATA).astype(t.np()), np.array(ND_UPDATES).astype(t.np())
-    return _case(v, x, [[0], [0]], upd, reduction)
+# The doc's reduction examples: both 4x4 slices reduced into slice 0 (repeated indices), or, with k = rank,
+# each index naming one element.
+SLICES = (ND_DATA, [[0], [0]], ND_UPDATES, True)
+ELEMENTS = ([[1, 2], [3, 4]], [[0, 0], [1, 1]], [5, 1], False)
 
 
-@OPERATOR.example
-def add(v, t, rng):
-    return _reduction(v, t, "add")
+def _reduced(reduction, x, idx, upd, duplicates):
+    def example(v, t, rng):
+        na = sf.reduction_na(v, t, reduction, duplicates)
+        if na:
+            return na
+        return _case(v, np.array(x).astype(t.np()), idx, np.array(upd).astype(t.np()), reduction)
+
+    return example
 
 
-@OPERATOR.example
-def multiply(v, t, rng):
-    return _reduction(v, t, "mul")
-
-
-@OPERATOR.example(name="max")
-def nd_max(v, t, rng):
-    return _reduction(v, t, "max")
-
-
-@OPERATOR.example(name="min")
-def nd_min(v, t, rng):
-    return _reduction(v, t, "min")
-
-
-def _element_reduction(v, t, reduction):
-    """k = rank: each index names one element."""
-    na = sf.reduction_na(v, t, reduction, duplicates=False)
-    if na:
-        return na
-    x, upd = np.array([[1, 2], [3, 4]]).astype(t.np()), np.array([5, 1]).astype(t.np())
-    return _case(v, x, [[0, 0], [1, 1]], upd, reduction)
-
-
-@OPERATOR.example
-def max_with_element_indices(v, t, rng):
-    return _element_reduction(v, t, "max")
-
-
-@OPERATOR.example
-def min_with_element_indices(v, t, rng):
-    return _element_reduction(v, t, "min")
+for _name, _reduction, _layout in (("add", "add", SLICES), ("multiply", "mul", SLICES), ("max", "max", SLICES),
+                                   ("min", "min", SLICES), ("max_with_element_indices", "max", ELEMENTS),
+                                   ("min_with_element_indices", "min", ELEMENTS)):
+    OPERATOR.example(_reduced(_reduction, *_layout), name=_name)
 
 
 @OPERATOR.example(name="negative_indices")

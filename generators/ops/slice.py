@@ -4,8 +4,7 @@ import numpy as np
 
 from onnx_conformance.generators.case import NotApplicable, Operator
 from onnx_conformance.generators.movement import data, declared, indices, ints_of
-from onnx_conformance.generators.semantics import Rejected, Undefined
-from onnx_conformance.generators.slice_family import rule
+from onnx_conformance.generators.semantics import Rejected, Undefined, described, rule
 
 OPERATOR = Operator("Slice", primary="T", defaults={"Tind": "int64"})
 
@@ -27,8 +26,7 @@ def slice_(v, attrs, inputs):
     axes = list(range(len(starts))) if axes is None else axes
     steps = [1] * len(starts) if steps is None else steps
     if not len(starts) == len(ends) == len(axes) == len(steps):
-        raise Rejected(" ".join(v.schema.inputs[1].description.split()) if v.has_input("starts")
-                       else " ".join(v.schema.attributes["starts"].description.split()))
+        raise Rejected(described(v, "starts"))
     r = x.ndim
     low = -r if v.since_version >= 11 else 0
     if any(not low <= a < r for a in axes):

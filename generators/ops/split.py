@@ -4,8 +4,8 @@ import numpy as np
 
 from onnx_conformance.generators.case import NotApplicable, Operator
 from onnx_conformance.generators.movement import axis_in, data, declared, ints_of
-from onnx_conformance.generators.semantics import Rejected, Undefined, attr
-from onnx_conformance.generators.slice_family import documented, rule, variadic
+from onnx_conformance.generators.semantics import Rejected, Undefined, attr, rule
+from onnx_conformance.generators.slice_family import documented, variadic
 
 OPERATOR = Operator("Split", primary="T")
 

@@ -4,7 +4,7 @@ import numpy as np
 
 from onnx_conformance.generators.case import Operator, Seq, type_of
 from onnx_conformance.generators.movement import axis_in, data, indices
-from onnx_conformance.generators.semantics import Rejected, attr
+from onnx_conformance.generators.semantics import Rejected, attr, described
 from onnx_conformance.generators.sequence_family import documented, paired, unpaired
 
 OPERATOR = Operator("SplitToSequence", primary="T", defaults=paired("S", "T"))
@@ -16,7 +16,7 @@ def split_to_sequence(v, attrs, inputs):
     listed (a 1-D split, summing to the axis' size), or of length 1 without split, the axis then
     dropped where keepdims is 0 ("If input 'split' is specified, this attribute is ignored")."""
     x, split = inputs["input"], inputs.get("split")
-    axis = axis_in(attr(attrs, "axis", 0), x.ndim, " ".join(v.schema.attributes["axis"].description.split()))
+    axis = axis_in(attr(attrs, "axis", 0), x.ndim, described(v, "axis"))
     n = x.shape[axis]
     if split is None or np.ndim(split) == 0:
         size = 1 if split is None else int(split)
@@ -28,18 +28,13 @@ def split_to_sequence(v, attrs, inputs):
             raise Rejected(v.sentence(r"either a scalar"))
         lengths = [int(k) for k in split]
         if any(k < 0 for k in lengths):  # the input's description: "All values must be >= 0"
-            raise Rejected(_split_description(v))
+            raise Rejected(described(v, "split"))
         if sum(lengths) != n:
             raise Rejected(v.sentence(r"sum of entries in 'split' must be equal"))
     items = [np.ascontiguousarray(p) for p in np.split(x, np.cumsum(lengths)[:-1], axis=axis)] if lengths else []
     if split is None and attr(attrs, "keepdims", 1) == 0:
         items = [np.squeeze(p, axis=axis) for p in items]
     return {"output_sequence": Seq(items, type_of(x))}
-
-
-def _split_description(v) -> str:
-    """split's description: "All values must be >= 0"."""
-    return " ".join(next(i.description for i in v.schema.inputs if i.name == "split").split())
 
 
 def split_case(v, t, x, axis=0, split=None, keepdims=None):

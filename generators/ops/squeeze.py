@@ -2,9 +2,8 @@
 
 from onnx_conformance.generators.case import NotApplicable, Operator
 from onnx_conformance.generators.movement import data, declared
-from onnx_conformance.generators.semantics import Rejected, Undefined
+from onnx_conformance.generators.semantics import Rejected, Undefined, rule
 from onnx_conformance.generators.shape_family import ints_argument, ints_given
-from onnx_conformance.generators.slice_family import rule
 
 OPERATOR = Operator("Squeeze")
 

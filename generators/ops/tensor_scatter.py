@@ -1,20 +1,12 @@
 """TensorScatter: writes each batch's update into a copy of the cache along axis, from its write index (wrapping in circular mode)."""
 
-import re
-
 import numpy as np
 
 from onnx_conformance.generators.case import Operator
 from onnx_conformance.generators.movement import data, declared
-from onnx_conformance.generators.semantics import Rejected, Undefined, attr
+from onnx_conformance.generators.semantics import Rejected, Undefined, attr, rule
 
 OPERATOR = Operator("TensorScatter", primary="T")
-
-
-def _said(text: str, pattern: str) -> str:
-    """The sentence of a description matching `pattern`, verbatim, with its period."""
-    found = next(s for s in " ".join(text.split()).split(". ") if re.search(pattern, s))
-    return found if found.endswith(".") else found + "."
 
 
 @OPERATOR.semantics
@@ -29,21 +21,21 @@ def tensor_scatter(v, attrs, inputs):
         raise Undefined(f"axis {axis} names no dimension of a rank-{r} cache")
     axis %= r
     if axis == 0:
-        raise Rejected(_said(v.schema.attributes["axis"].description, r"cannot be 0"))
+        raise Rejected(rule(v, r"cannot be 0", "axis"))
     if mode not in ("linear", "circular"):
-        raise Rejected(_said(v.schema.attributes["mode"].description, r"Supported modes"))
+        raise Rejected(rule(v, r"Supported modes", "mode"))
     same = update.ndim == r and all(u == p for a, (u, p) in enumerate(zip(update.shape, past.shape)) if a != axis)
     if not same or update.shape[axis] > past.shape[axis]:
         raise Rejected(v.sentence(r"The `update` tensor's shape only differs"))
     if w is not None:
         w = np.asarray(w, np.int64)
         if w.shape != (past.shape[0],):
-            raise Rejected(_said(v.schema.inputs[2].description, r"Shape is"))
+            raise Rejected(rule(v, r"Shape is", "write_indices"))
         if w.size and w.min() < 0:
             raise Undefined(f"write_indices {w.tolist()}: the spec gives a negative write index no meaning")
     start = np.zeros(past.shape[0], np.int64) if w is None else w
     if mode == "linear" and past.shape[0] and (start + update.shape[axis]).max() > past.shape[axis]:
-        raise Rejected(_said(v.schema.attributes["mode"].description, r"requires"))
+        raise Rejected(rule(v, r"requires", "mode"))
     return {"present_cache": present(past, update, w, axis, mode)}
 
 # The documented cache: batch 2, one head, max_sequence_length 4, 5 features.

@@ -6,8 +6,7 @@ import numpy as np
 
 from onnx_conformance.generators.case import Operator, type_of
 from onnx_conformance.generators.movement import axis_in, data, declared
-from onnx_conformance.generators.semantics import Rejected, Undefined, attr
-from onnx_conformance.generators.slice_family import rule
+from onnx_conformance.generators.semantics import Rejected, Undefined, attr, rule
 from onnx_conformance.generators.values import is_float
 
 OPERATOR = Operator("Unique", primary="T")

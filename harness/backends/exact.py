@@ -32,13 +32,15 @@ class ExactAdapter(Adapter):
         return self._prepare(onnx.load(model_path))
 
     def prepare_checked(self, model_path: str, model: bytes | None) -> Any:
-        return self._prepare(onnx.load_from_string(model) if model is not None else onnx.load(model_path))
+        if model is None:
+            return self._prepare(onnx.load(model_path))
+        return self._prepare(onnx.load_from_string(model), model)
 
-    def _prepare(self, model: onnx.ModelProto) -> Any:
+    def _prepare(self, model: onnx.ModelProto, raw: bytes | None = None) -> Any:
         from onnx_conformance.generators.exact import Evaluator
 
-        if self.check:
-            onnx.checker.check_model(model, full_check=True)
+        if self.check:  # the bytes read, where there are: the model checked as it was parsed, not reserialized
+            onnx.checker.check_model(raw if raw is not None else model, full_check=True)
         return model, Evaluator.for_model(model)
 
     def run(self, prepared: Any, inputs: Sequence[np.ndarray]) -> list[Any]:
