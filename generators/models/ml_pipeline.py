@@ -1,7 +1,7 @@
-"""A classical-ML pipeline as sklearn-onnx exports it with zipmap=False: Scaler (ai.onnx.ml) and a
-TreeEnsembleClassifier giving labels and class probabilities; and the same Scaler before ai.onnx.ml 5's
-TreeEnsemble regressor. ZipMap (one map per row) is left out: a graph case's outputs are typed from the
-evaluator's plain values (generators/graphs.py `built`), which cannot say seq(map(int64, float)).
+"""A classical-ML pipeline as sklearn-onnx exports it: Scaler (ai.onnx.ml) and a TreeEnsembleClassifier
+giving labels and class probabilities, and ZipMap turning the probabilities into one map per row
+(seq(map(int64, float)) or seq(map(string, float))); and the same Scaler before ai.onnx.ml 5's
+TreeEnsemble regressor.
 
 What runtimes do with it: onnxruntime runs the tree ensembles in its own tree kernels (parallel over
 trees or rows, with thresholds compared in the input's type); runtimes without ai.onnx.ml say so. The
@@ -17,7 +17,7 @@ from onnx_conformance.generators.models._weights import node
 from onnx_conformance.generators.tree_family import Leaf, Node, ensemble5_attrs, legacy_attrs
 
 FAMILY = GraphFamily("MLPipeline", "model", targets=(
-    "Scaler, TreeEnsembleClassifier (ai.onnx.ml 3); Scaler, TreeEnsemble (ai.onnx.ml 5)",
+    "Scaler, TreeEnsembleClassifier, ZipMap (ai.onnx.ml 3); Scaler, TreeEnsemble (ai.onnx.ml 5)",
     "onnxruntime: tree ensemble kernels (parallel over trees/rows)",
 ), types=("float", "double", "int64", "int32"))
 
@@ -54,8 +54,9 @@ def _classifier(t, rng, rows, labels, post):
     nodes = [_scaler(),
              node("TreeEnsembleClassifier", ["scaled"], ["label", "probabilities"], domain=ML,
                   base_values=[0.125, -0.0625, 0.0], post_transform=post, **{which: labels},
-                  **legacy_attrs(_forest(), "class"))]
-    return Graph(nodes, inputs={"x": _x(t, rng, rows)}, outputs=["label", "probabilities"],
+                  **legacy_attrs(_forest(), "class")),
+             node("ZipMap", ["probabilities"], ["zipped"], domain=ML, **{which: labels})]
+    return Graph(nodes, inputs={"x": _x(t, rng, rows)}, outputs=["label", "probabilities", "zipped"],
                  opsets={ML: 3})
 
 
@@ -81,8 +82,7 @@ def tree_ensemble_v5(t, rng):
     """Scaler, then TreeEnsemble (ai.onnx.ml 5): two targets, the average over three trees."""
     def leaf(target, w):
         return Leaf([(target, w)])
-    trees = [Node(0, "BRANCH_LEQ", -0.59375, leaf(0, 1.5),
-                  Node(1, "BRANCH_LT", 0.15625, leaf(1, -0.75), leaf(0, 0.25))),
+    trees = [Node(0, "BRANCH_LEQ", -0.59375, leaf(0, 1.5), Node(1, "BRANCH_LT", 0.15625, leaf(1, -0.75), leaf(0, 0.25))),
              Node(2, "BRANCH_GT", -0.40625, leaf(1, 2.0), leaf(0, -1.25)),
              Node(1, "BRANCH_GTE", -0.71875, Node(0, "BRANCH_GT", 1.03125, leaf(1, 0.5), leaf(0, 0.875)), leaf(1, 1.0))]
     nodes = [_scaler(), node("TreeEnsemble", ["scaled"], ["y"], domain=ML, n_targets=2, aggregate_function=0,
@@ -93,5 +93,5 @@ def tree_ensemble_v5(t, rng):
 # Where onnx's ReferenceEvaluator (1.23) differs from our value, and why ours stands (cases/crosscheck.md).
 FAMILY.reference_differs(r"^\w+ (int32|int64|double): ",
                          "the evaluator's Scaler casts (X - offset) * scale back to X's type, where Scaler's Y is "
-                         "tensor(float) for every T: in int32 and int64 the scaled features are truncated, so rows "
-                         "take other branches, and TreeEnsemble's Y then takes that type")
+                         "tensor(float) for every T: in int32 and int64 the scaled features are truncated, so rows take "
+                         "other branches, and TreeEnsemble's Y then takes that type")
