@@ -24,8 +24,9 @@ def hostile_run(tmp_path_factory):
     """One run of the CLI over the hostile corpus, good cases mixed in."""
     root = tmp_path_factory.mktemp("hostile")
     h = hostile_corpus.build(root)
+    # no baseline: -rf asks for each failing case's line, which a first run folds otherwise
     proc = run_cli("--backend", TOY, "--cases", str(h.cases), "--report-dir", str(root / "r"),
-                   "--timeout", "30", cwd=root)
+                   "--timeout", "30", "-rf", cwd=root)
     lines = read_jsonl(root / "r" / "results.jsonl")
     return h, proc, lines, root / "r"
 
