@@ -16,9 +16,13 @@ from typing import Any, Callable, Iterator
 import numpy as np
 import onnx
 
+from onnx_conformance.generators.ops import snake
 from onnx_conformance.generators.semantics import Rejected, Semantics, formal_inputs, named_outputs
 from onnx_conformance.generators.spec import OpVersion
-from onnx_conformance.harness.dtypes import name_of_numpy, numpy_of
+# the value kinds live in kinds.py (exact.py reads them without the case model); operator modules
+# import them from here, with the rest of what they speak
+from onnx_conformance.generators.kinds import Declared, Map, Opt, Seq, tensor_str, type_of  # noqa: F401
+from onnx_conformance.harness.dtypes import numpy_of
 
 
 @dataclass(frozen=True)
@@ -28,73 +32,11 @@ class NotApplicable:
     reason: str
 
 
-# ---------------------------------------------------------------------------------------------
-# values that are not plain tensors
-
-
-@dataclass
-class Seq:
-    """A sequence value: its tensors, and their element type (an empty sequence has no tensor to say it)."""
-
-    items: list
-    elem: str  # 'float', ...
-
-
-@dataclass
-class Opt:
-    """An optional value: its content or None (empty), and the content's type ('float', 'seq(tensor(float))')."""
-
-    value: Any
-    type: str
-
-
-@dataclass
-class Map:
-    """A map value (ai.onnx.ml): each key to one scalar value, with the key type ('int64', 'string')
-    and the value type ('float', 'string', ...) the spec's 'map(K, V)' names. A sequence of maps is
-    a Seq whose items are Maps and whose elem is the map's type string, 'map(string, float)'."""
-
-    items: dict
-    key: str
-    value: str
-
-    @property
-    def type(self) -> str:
-        return f"map({self.key}, {self.value})"
-
-
 @dataclass
 class Const:
     """An input held in the model as an initializer instead of fed from test data."""
 
     value: Any
-
-
-@dataclass
-class Declared:
-    """An output of an expect-error case: no value, only the type and shape the graph declares."""
-
-    type: str
-    shape: tuple | list | None
-
-
-def type_of(value: Any) -> str:
-    """A value's type in the spec's words: 'float', 'string', 'seq(tensor(int8))', 'optional(tensor(bool))'."""
-    if isinstance(value, Seq):
-        return f"seq({tensor_str(value.elem)})"
-    if isinstance(value, Map):
-        return value.type
-    if isinstance(value, Opt):
-        return f"optional({tensor_str(value.type)})"
-    if isinstance(value, Declared):
-        return value.type
-    arr = np.asarray(value)
-    return "string" if arr.dtype.kind in "OUS" else name_of_numpy(arr.dtype)
-
-
-def tensor_str(type_name: str) -> str:
-    """'float' -> 'tensor(float)'; composite type strings stay as they are."""
-    return type_name if "(" in type_name else f"tensor({type_name})"
 
 
 def slug(type_name: str) -> str:
@@ -378,11 +320,6 @@ def _suffix(v: OpVersion, param: str, type_name: str, others: list[str]) -> str:
 
 # ---------------------------------------------------------------------------------------------
 # names and seeds
-
-
-def snake(op: str) -> str:
-    """ReduceLogSumExp -> reduce_log_sum_exp; ReduceL1 -> reduce_l1; GatherND -> gather_nd; Col2Im -> col2im."""
-    return re.sub(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", op).lower()
 
 
 def case_name(op: str, example: str, opset: int, dtype: str, suffix: tuple[str, ...] = ()) -> str:

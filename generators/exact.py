@@ -19,7 +19,7 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
-from onnx_conformance.generators.case import Map, Opt, Seq, type_of
+from onnx_conformance.generators.kinds import Map, Opt, Seq, type_of
 from onnx_conformance.generators.spec import OpVersion, versions
 from onnx_conformance.harness.dtypes import elem_type_of, name_of, numpy_of
 
@@ -39,7 +39,7 @@ def operator(domain: str, op_type: str):
     is imported: a model of a few operators does not import two hundred."""
     import importlib
 
-    from onnx_conformance.generators.case import snake
+    from onnx_conformance.generators.ops import snake
 
     try:
         module = importlib.import_module(f"onnx_conformance.generators.ops.{snake(op_type)}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import re
 
 
 def all_operators() -> dict:
@@ -15,3 +16,8 @@ def all_operators() -> dict:
         op = importlib.import_module(f"{__name__}.{info.name}").OPERATOR
         found[op.name] = op
     return found
+
+
+def snake(op: str) -> str:
+    """ReduceLogSumExp -> reduce_log_sum_exp; ReduceL1 -> reduce_l1; GatherND -> gather_nd; Col2Im -> col2im."""
+    return re.sub(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", op).lower()
