@@ -12,11 +12,14 @@ from pathlib import Path
 from onnx_conformance.generators import coverage, expanded
 from onnx_conformance.generators.crosscheck import report_markdown
 from onnx_conformance.generators.emit import REPO_CASES, generate_corpus, graph_units, units
+from onnx_conformance.harness import corpus_home
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="generate-cases", description=__doc__)
-    p.add_argument("--out", type=Path, default=REPO_CASES, help="corpus directory (default: the project's cases/)")
+    p.add_argument("--out", type=Path, default=None,
+                   help="corpus directory (default: the project's cases/ in a checkout; installed from a wheel, "
+                        f"the user's corpus under ${corpus_home.ENV} or ~/.cache/onnx-conformance)")
     p.add_argument("--op", action="append",
                    help="only this operator or graph family (generators/patterns, generators/models; repeatable)")
     p.add_argument("--jobs", "-j", type=int, default=None, help="worker processes (default: all cores)")
@@ -34,26 +37,49 @@ def main(argv: list[str] | None = None) -> int:
     a = p.parse_args(argv)
     if a.onnx_node_tests:
         return onnx_node_tests(p, a)
+    # Installed from a wheel, the default corpus is the package's whole index, generated into the user's
+    # cache (harness/corpus_home.py): a selection or the graph cases make another corpus, in a folder of its own.
+    installed = a.out is None and not corpus_home.in_checkout()
+    if installed and (a.op or a.graphs) and not a.check:
+        p.error("--op and --graphs write a corpus other than the package's: give them --out DIR")
+    if a.out is None and not installed:
+        a.out = REPO_CASES
     try:
         ops = sorted({n for n, _ in units(a.op)})
     except KeyError as e:
         print(f"generate-cases: {e.args[0]}", file=sys.stderr)
         return 2
     selected = ops + graph_units(a.op) if a.op else None  # operators and graph families
+    try:
+        if a.check and installed:
+            return check(corpus_home.default_corpus(), selected, a.jobs, a.graphs, corpus_home.PACKAGED_INDEX)
+        if installed:
+            return installed_corpus(a, ops)
+    except corpus_home.CorpusError as e:
+        print(f"generate-cases: {e}", file=sys.stderr)
+        return 1
     if a.check:
         return check(a.out, selected, a.jobs, a.graphs)
+    # --op into a corpus that holds more (the project's cases/): only the selection's cases are rewritten,
+    # the other operators' are kept; a corpus of the selection alone is written afresh
+    update = bool(a.op) and (a.out / "index.json").is_file()
     try:
-        index = generate_corpus(a.out, selected, a.jobs, crosscheck=not a.no_crosscheck, graphs=a.graphs)
+        index = generate_corpus(a.out, selected, a.jobs, crosscheck=not a.no_crosscheck, graphs=a.graphs,
+                                keep_others=update)
     except FileExistsError as e:
         print(f"generate-cases: {e}", file=sys.stderr)
         return 2
-    s = coverage.summarize(index, ops)
+    s = coverage.summarize(index, sorted({n for n, _ in units(None)}) if update else ops)
     (a.out / "coverage.md").write_text(coverage.markdown(s))
     if "_disagreements" in index:
-        (a.out / "crosscheck.md").write_text(report_markdown(index["_disagreements"], index["onnx_version"]))
         unexplained = sum(1 for d in index["_disagreements"] if d.get("reason") is None)
+        where = a.out / "crosscheck.md"
+        if update:  # crosscheck.md is the whole corpus's: the selection alone cannot rewrite it
+            where = a.out / "crosscheck-selection.md"
+        where.write_text(report_markdown(index["_disagreements"], index["onnx_version"]))
         print(f"reference evaluator disagrees on {len(index['_disagreements'])} cases, {unexplained} of them "
-              f"with no stated reason: see {a.out / 'crosscheck.md'}")
+              f"with no stated reason: see {where}"
+              + (" (cases/crosscheck.md is rewritten by a whole generate-cases)" if update else ""))
     if a.graphs:
         (a.out / "expanded.md").write_text(expanded.report_markdown(index["_expanded"], index["onnx_version"]))
     for line in coverage.summary_lines(s):
@@ -62,10 +88,31 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def installed_corpus(a: argparse.Namespace, ops: list[str]) -> int:
+    """The installed package's whole corpus into the user's cache: written beside it, and moved in once its
+    index is the packaged one byte for byte."""
+    out = corpus_home.default_corpus()
+    summary = []
+
+    def write(tmp: Path) -> None:
+        index = generate_corpus(tmp, None, a.jobs, crosscheck=not a.no_crosscheck)
+        s = coverage.summarize(index, ops)
+        (tmp / "coverage.md").write_text(coverage.markdown(s))
+        if "_disagreements" in index:
+            (tmp / "crosscheck.md").write_text(report_markdown(index["_disagreements"], index["onnx_version"]))
+        summary.extend(coverage.summary_lines(s))
+
+    corpus_home.generate_into(out, write, "generate-cases", replace=True)
+    for line in summary:
+        print(line)
+    print(f"wrote {out / 'node'} and {out / 'index.json'}")
+    return 0
+
+
 def onnx_node_tests(p: argparse.ArgumentParser, a: argparse.Namespace) -> int:
     from onnx_conformance.generators import onnx_node_tests as writer
 
-    if a.out.resolve() == REPO_CASES.resolve() or a.check or (a.op and len(a.op) > 1):
+    if a.out is None or a.out.resolve() == REPO_CASES.resolve() or a.check or (a.op and len(a.op) > 1):
         p.error("--onnx-node-tests needs its own --out DIR, takes at most one --op, and no --check")
     try:
         index = writer.write(a.out, a.op[0] if a.op else None)
@@ -77,9 +124,11 @@ def onnx_node_tests(p: argparse.ArgumentParser, a: argparse.Namespace) -> int:
     return 0
 
 
-def check(out: Path, ops: list[str] | None, jobs: int | None, graphs: bool = False) -> int:
-    """Regenerate (only `ops`, where given: then only their cases are compared) and compare with OUT/index.json."""
-    index_path = out / "index.json"
+def check(out: Path, ops: list[str] | None, jobs: int | None, graphs: bool = False,
+          index_path: Path | None = None) -> int:
+    """Regenerate (only `ops`, where given: then only their cases are compared) and compare with OUT/index.json
+    (or `index_path`: an installed package's own index), and with OUT's case folders where present."""
+    index_path = index_path or out / "index.json"
     try:
         pinned = json.loads(index_path.read_text())
     except (OSError, ValueError) as e:

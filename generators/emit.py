@@ -229,16 +229,21 @@ def graph_families() -> dict:
 
 
 def generate_corpus(out_dir: Path = REPO_CASES, ops: list[str] | None = None, jobs: int | None = None,
-                    crosscheck: bool = True, graphs: bool = False) -> dict:
+                    crosscheck: bool = True, graphs: bool = False, keep_others: bool = False) -> dict:
     """Write out_dir/node/<case>/... (single nodes) and out_dir/index.json; return the index. With
     `graphs`, also out_dir/graph/<case>/...: every case's function-expanded twin and every pattern and
-    model; a family `ops` names is written either way.
+    model; a family `ops` names is written either way. With `ops` and `keep_others`, an existing corpus
+    keeps every other operator's cases and index entries: only the selection's are replaced.
 
     With crosscheck, also return (under "_disagreements") every case where onnx's ReferenceEvaluator
-    disagrees with our oracle; the caller decides where to record them.
+    disagrees with our oracle (of the cases written); the caller decides where to record them.
     """
     out_dir = Path(out_dir)
+    kept = _drop_selection(out_dir, set(ops), graphs) if ops and keep_others and _is_our_corpus(out_dir) else None
     for folder in (out_dir / "node", out_dir / "graph"):
+        if kept is not None:
+            folder.mkdir(parents=True, exist_ok=True)
+            continue
         if folder.exists():
             # Only ever clear a directory this generator wrote: one whose index.json is ours.
             if not _is_our_corpus(out_dir):
@@ -262,19 +267,47 @@ def generate_corpus(out_dir: Path = REPO_CASES, ops: list[str] | None = None, jo
         not_applicable.extend(zip(na, na_text))
         disagreements.extend(dis)
         expanded.extend(differences)
-    not_applicable.sort(key=lambda r: (r[0]["op"], r[0]["since_version"] or 0, r[0]["dtype"], r[0]["example"],
-                                       json.dumps(r[0]["types"], sort_keys=True)))
+    not_applicable.sort(key=lambda r: _na_order(r[0]))
     index = {
         "format": INDEX_FORMAT,
         "onnx_version": onnx.__version__,
         "cases": dict(sorted(cases.items())),
         "not_applicable": [r for r, _ in not_applicable],
     }
-    (out_dir / "index.json").write_bytes(index_bytes(index, rendered, [t for _, t in not_applicable]))
+    if kept is not None:
+        index["cases"] = dict(sorted({**kept["cases"], **cases}.items()))
+        index["not_applicable"] = sorted(kept["not_applicable"] + index["not_applicable"], key=_na_order)
+        (out_dir / "index.json").write_bytes(index_bytes(index))
+    else:
+        (out_dir / "index.json").write_bytes(index_bytes(index, rendered, [t for _, t in not_applicable]))
     index["_expanded"] = sorted(expanded, key=lambda d: d["case"])
     if crosscheck:
         index["_disagreements"] = sorted(disagreements, key=lambda d: d["case"])
     return index
+
+
+def _na_order(record: dict) -> tuple:
+    return (record["op"], record["since_version"] or 0, record["dtype"], record["example"],
+            json.dumps(record["types"], sort_keys=True))
+
+
+def _drop_selection(out_dir: Path, selected: set[str], graphs: bool) -> dict:
+    """The index of the corpus at out_dir without the selected operators' and graph families' cases,
+    whose folders are removed (an operator's expanded twins too, where `graphs` rewrites them)."""
+    index = json.loads((out_dir / "index.json").read_text(encoding="utf-8"))
+
+    def selected_case(entry: dict) -> bool:
+        return entry["op"] in selected and (graphs or entry.get("form") != "expanded")
+
+    cases = {}
+    for name, entry in index["cases"].items():
+        if selected_case(entry):
+            shutil.rmtree(case_path(out_dir, name, entry), ignore_errors=True)
+        else:
+            cases[name] = entry
+    na = [r for r in index["not_applicable"]
+          if r["op"] not in selected or (not graphs and r["example"].endswith(SUFFIX))]
+    return {"cases": cases, "not_applicable": na}
 
 
 def index_bytes(index: dict, rendered: dict[str, str] | None = None, na_rendered: list[str] | None = None) -> bytes:

@@ -310,3 +310,20 @@ def test_generate_cases_prints_only_its_own_lines(tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stderr == ""
     assert "Warning" not in proc.stdout
+
+
+def test_op_into_a_larger_corpus_rewrites_only_that_operator(tmp_path, capsys):
+    """`generate-cases --op X` into the project's corpus replaces X's cases and keeps every other
+    operator's folders and index entries: the index is the one a fresh run of the same operators writes."""
+    out, fresh = tmp_path / "c", tmp_path / "fresh"
+    generate_corpus(out, ["Abs", "Neg"], jobs=1, crosscheck=False)
+    generate_corpus(fresh, ["Abs", "Neg"], jobs=1, crosscheck=False)
+    abs_case = next((out / "node").glob("test_abs_*"))
+    neg_case = next((out / "node").glob("test_neg_*"))
+    stale = neg_case / "stale"
+    stale.write_text("x")  # a file of the regenerated operator's folder: gone after the update
+    assert cli.main(["--out", str(out), "--op", "Neg", "--jobs", "1", "--no-crosscheck"]) == 0
+    assert abs_case.is_dir() and neg_case.is_dir() and not stale.exists()
+    assert (out / "index.json").read_bytes() == (fresh / "index.json").read_bytes()
+    assert cli.main(["--check", "--out", str(out), "--op", "Abs", "--op", "Neg", "--jobs", "1"]) == 0, \
+        capsys.readouterr().out
