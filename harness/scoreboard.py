@@ -14,6 +14,7 @@ import json
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from onnx_conformance.harness.families import family_key, family_of
 from onnx_conformance.harness.reports import write_matrices
 from onnx_conformance.harness.results import RESULTS, RUN, pack_results, read_json, read_results
 from onnx_conformance.harness.scoreboard_page import write_index
+from onnx_conformance.harness.splice import SpliceError, splice
 from onnx_conformance.harness.statuses import SEVERITY
 
 REPORTS = Path("reports")
@@ -65,11 +67,12 @@ def sample_cells(cases: Path, out: Path) -> int:
     return len(chosen)
 
 
-def run_backend(name: str, workers: str, extra: list[str]) -> tuple[int, float]:
-    """One run-conformance over the corpus (or its cell sample), its baseline rewritten; (exit code, seconds)."""
+def run_backend(name: str, workers: str, extra: list[str], into: Path | None = None) -> tuple[int, float]:
+    """One run-conformance over the corpus (or its cell sample), its baseline rewritten; (exit code, seconds).
+    `into`: the report directory, where not the committed one (a selection to splice)."""
     report = REPORTS / name
-    cmd = [sys.executable, "-m", "onnx_conformance.harness.cli", "--backend", name, "--report-dir", str(report),
-           "--expectations", str(report / "expectations.txt"), "--update-expectations", "-q", "-rN"]
+    cmd = [sys.executable, "-m", "onnx_conformance.harness.cli", "--backend", name, "--report-dir",
+           str(into or report), "--expectations", str(report / "expectations.txt"), "--update-expectations", "-q", "-rN"]
     if name in SAMPLED:
         n = sample_cells(CASES, SAMPLE)
         print(f"update-scoreboard: {name} runs one case per cell ({n} cases in {SAMPLE}): {SAMPLED[name]}")
@@ -169,22 +172,34 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("-n", default="2", help="workers per run (0: none)")
     p.add_argument("--no-run", action="store_true",
                    help="run nothing: re-pack and re-render the committed reports, README.md, DISAGREEMENTS.md, index.html")
+    p.add_argument("--splice", action="store_true",
+                   help="run only the selection given after -- (--op, -k) and splice its records into the committed "
+                        "report (harness/splice.py): for cases that changed, without re-running the corpus")
     p.add_argument("extra", nargs="*", help="after --: passed to every run-conformance (e.g. -k EXPR)")
     a = p.parse_args(argv)
+    if a.splice and (a.no_run or not a.extra):
+        p.error("--splice needs a selection after -- (--op OP, -k EXPR) and runs it")
     names = a.backend or list(BACKENDS)
     failed, timings = [], []
     for name in names:
         if not a.no_run:
-            rc, seconds = run_backend(name, a.n, a.extra)
-            timings.append(f"{name} {seconds:.0f} s (exit code {rc})")
-            if rc == 2:  # the backend could not be loaded (extra not installed): say so, keep the others
-                failed.append(name)
-                continue
+            with tempfile.TemporaryDirectory(prefix=f"splice-{name}-") as tmp:
+                rc, seconds = run_backend(name, a.n, a.extra, Path(tmp) if a.splice else None)
+                timings.append(f"{name} {seconds:.0f} s (exit code {rc})")
+                if rc == 2:  # the backend could not be loaded (extra not installed): say so, keep the others
+                    failed.append(f"{name} did not run (is its extra installed? pip install -e '.[{name}]')")
+                    continue
+                if a.splice:
+                    try:
+                        splice(REPORTS / name, Path(tmp), SAMPLE if name in SAMPLED else CASES)
+                    except SpliceError as e:
+                        failed.append(f"{name} not spliced: {e}")
+                        continue
         commit_form(name)
     # The table always covers every committed report, not only the backends just rerun.
     write_scoreboard(list(BACKENDS) + [n for n in names if n not in BACKENDS])
-    for name in failed:
-        print(f"update-scoreboard: {name} did not run (is its extra installed? pip install -e '.[{name}]')")
+    for why in failed:
+        print(f"update-scoreboard: {why}")
     if timings:
         print("update-scoreboard: " + ", ".join(timings))
     print(f"update-scoreboard: wrote {REPORTS / 'README.md'}, {REPORTS / 'DISAGREEMENTS.md'}, {REPORTS / 'index.html'}")

@@ -172,3 +172,40 @@ def test_disagreement_summary_folds_cases_to_one_line_per_cell(tmp_path):
     text = compare_reports.summary_markdown([label for label, _ in reports], compare_reports.disagreements(reports))
     assert "| ReduceSum | 13 | int64 | 3 | pass 3 | fail 2, error 1 | `t1` |" in text
     assert "Declined by some backends and answered by others: 1 (not listed)" in text
+
+
+def _spliced_fixture(tmp_path: Path, fresh_version: str = "9.9") -> tuple[Path, Path, Path]:
+    committed = _report(tmp_path, "committed", "9.9", [_row("t1", "pass"), _row("t2", "fail", 1.0), _row("t3", "error")])
+    fresh = _report(tmp_path, "fresh", fresh_version, [_row("t2", "pass")])
+    for d in (committed, fresh):
+        run = json.loads((d / "run.json").read_text())
+        run["backend"]["name"] = "onnxruntime"
+        run["corpus"] = {"cases": 3, "path": "c"}
+        (d / "run.json").write_text(json.dumps(run))
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "index.json").write_text(json.dumps({"cases": {"t1": {}, "t2": {}, "t4": {}}}))
+    return committed, fresh, corpus
+
+
+def test_splice_replaces_the_rerun_cases_and_drops_the_gone(tmp_path):
+    from onnx_conformance.harness.results import pack_results, read_results
+    from onnx_conformance.harness.splice import splice
+
+    committed, fresh, corpus = _spliced_fixture(tmp_path)
+    pack_results(committed / "results.jsonl")
+    (committed / "results.jsonl").unlink()  # the committed form: the .gz alone
+    run = splice(committed, fresh, corpus)
+    records = {r["case"]: r["status"] for r in read_results(committed / "results.jsonl")[0]}
+    assert records == {"t1": "pass", "t2": "pass"}  # t2 re-run, t3 gone from the corpus
+    assert run["counts"]["pass"] == 2 and run["counts"]["error"] == 0
+    assert run["complete"] is False  # t4 has no record yet
+    assert run["spliced"][-1]["cases"] == 1 and run["spliced"][-1]["dropped_gone"] == 1
+
+
+def test_splice_refuses_another_runtime_version(tmp_path):
+    from onnx_conformance.harness.splice import SpliceError, splice
+
+    committed, fresh, corpus = _spliced_fixture(tmp_path, fresh_version="10.0")
+    with pytest.raises(SpliceError, match=r"run\.json: backend version '10\.0'"):
+        splice(committed, fresh, corpus)
