@@ -179,3 +179,23 @@ def finfo(dtype):
     import ml_dtypes
 
     return ml_dtypes.finfo(dtype)
+
+
+def pads_interleaved(pads) -> list[int]:
+    """Pads written [x1_begin, x1_end, x2_begin, x2_end, ...] (PyTorch's and TensorFlow's order) read as
+    ONNX's [x1_begin, x2_begin, ..., x1_end, x2_end, ...]: what the correct operator must be handed to do
+    what such a kernel does."""
+    p = [int(v) for v in np.asarray(pads).reshape(-1)]
+    return p[0::2] + p[1::2]
+
+
+def with_pads_interleaved(call, a):
+    """with_attributes' f: the `pads` attribute, where the node gives one, read in the interleaved order."""
+    if a.get("pads") is not None and call.given("pads"):
+        a["pads"] = pads_interleaved(a["pads"])
+    return a
+
+
+def text(value) -> str:
+    """A string attribute as str, whether onnx hands it over as str or bytes."""
+    return value.decode() if isinstance(value, bytes) else ("" if value is None else str(value))
