@@ -11,12 +11,19 @@ from onnx_conformance.harness.families import family_key, family_of
 from onnx_conformance.harness.matrix import NO_DTYPE, column_key, one_line
 from onnx_conformance.harness.results import RESULTS, RUN, read_json, read_results
 # One character per status in a backend's status string (CODES); a case the backend did not run is NOT_RUN.
-from onnx_conformance.harness.statuses import CODES, DECLINED, FAILING, PASS, SEVERITY
+from onnx_conformance.harness.statuses import BY_WORD, CODES, DECLINED, ERROR, FAILING, PASS, SEVERITY, TABLE
 
 NOT_RUN = "."
 EXTRA_CODES = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"  # statuses outside the vocabulary, should a report hold any
 DETAIL_LIMIT = 400  # characters of a result's one-line detail kept in the page
 FORMAT = 1
+# A cell's pass share counts, among the cases a backend ran (not declined), those the gate accepts against a
+# baseline without an entry: `pass`, and `warn` (wrong only at values needing more precision than the spec
+# promises, so the backend did what the spec asks).
+COUNTS_AS_PASS = tuple(s.word for s in TABLE if s.baseline_ok and not s.declined)
+# A cell whose worst status ranks below `error` carries a mark in that status's colour: the run went wrong
+# (a crash, a hang, an outcome that changes between tries), not only the answer.
+MARKED = tuple(s.word for s in TABLE if s.rank < BY_WORD[ERROR].rank)
 
 
 class PageError(ValueError):
@@ -179,6 +186,8 @@ def page_data(reports: list[dict]) -> dict:
         "not_run": NOT_RUN,
         "failing": [s for s in statuses if s in FAILING or s in extras],
         "declined": list(DECLINED),
+        "counts_as_pass": list(COUNTS_AS_PASS),
+        "marked": list(MARKED),
         "families": list(families),
         "ops": [[op, domain, families[family_of(op, domain, form)]] for (op, domain, form) in ops],
         "dtypes": list(dtypes),
@@ -206,6 +215,14 @@ def decode_cases(data: dict) -> list[dict]:
             cases.append({"case": names[len(cases)], "op": name, "domain": domain, "since_version": since,
                           "dtype": data["dtypes"][dtype], "family": data["families"][family]})
     return cases
+
+
+def share(counts: dict) -> tuple[int, int, int]:
+    """(cases counted as passing, cases run, cases with a result) from a count per status; a status
+    outside the vocabulary counts as run and not passing."""
+    recorded = sum(counts.values())
+    ran = recorded - sum(n for s, n in counts.items() if s in DECLINED)
+    return sum(n for s, n in counts.items() if s in COUNTS_AS_PASS), ran, recorded
 
 
 def status_class(status: str) -> str:

@@ -114,27 +114,42 @@ function tally(nd) {  // selected cases in a node, and per backend a count per s
 
 // the table
 const board = document.getElementById("board"), thead = board.tHead, tbody = board.tBodies[0];
-function head(vis) {
+function head(vis) {  // two lines a column: the name, and the version cut to the column (whole on hover)
   thead.innerHTML = "<tr><th>family › operator › version › type</th>" + vis.map((b) => {
     const x = B[b], done = x.complete === null ? "" : x.complete ? "complete" : "INCOMPLETE";
-    const tip = x.name + " " + x.version + "\ncorpus index " + x.index_sha256;
-    return `<th data-b="${b}" title="${esc(tip)}"><b>${esc(x.name)}</b><small>${esc(x.version)}</small>` +
-      `<small>index ${esc(x.index_sha256.slice(0, 12))}${done ? " · " + done : ""}</small></th>`;
+    const tip = x.name + " " + x.version + "\ncorpus index " + x.index_sha256 + (done ? "\nrun " + done : "");
+    const warn = x.complete === false ? `<small class="no">INCOMPLETE</small>` : "";
+    return `<th data-b="${b}" title="${esc(tip)}"><b>${esc(x.name)}</b><small>${esc(x.version)}</small>${warn}</th>`;
   }).join("") + "</tr>";
 }
+// which statuses count as passing, are declined (coverage, not failure), or mark a cell
+const flags = (list) => { const a = new Uint8Array(NS + 1); for (const s of list) a[S.indexOf(s)] = 1; return a; };
+const GOOD = flags(D.counts_as_pass), DECLINED = flags(D.declined), MARKED = flags(D.marked);
+const PASSING = D.counts_as_pass.join(" or ");
 function cell(c, b, nd) {
-  let total = 0;
-  for (let k = 0; k < NS; k++) total += c[k];
-  if (!total) return `<td class="none" data-b="${b}" title="${esc(B[b].name)} ran none of these cases">–</td>`;
-  let worst = 0;
-  while (!c[worst]) worst++;
-  const passed = PASS >= 0 ? c[PASS] : 0, parts = [];
+  let recorded = 0, ran = 0, good = 0;
+  for (let k = 0; k < NS; k++) {
+    recorded += c[k];
+    if (!DECLINED[k]) ran += c[k];
+    if (GOOD[k]) good += c[k];
+  }
+  const where = B[b].name + " · " + path(nd);
+  if (!recorded) return `<td class="none" data-b="${b}" title="${esc(where)}: not in its report">–</td>`;
+  let worst = -1;  // the worst among the cases run; where none ran, among those declined
+  for (let k = 0; k < NS && worst < 0; k++) if (c[k] && !DECLINED[k]) worst = k;
+  for (let k = 0; k < NS && worst < 0; k++) if (c[k]) worst = k;
+  const parts = [];
   for (let k = 0; k < NS; k++) if (c[k]) parts.push(c[k] + " " + S[k]);
   const open = state.open && state.open.key === nd.key && state.open.b === b ? " open" : "";
   const focus = nd.level >= 2 ? ` tabindex="0"` : "";
-  const tip = B[b].name + " · " + path(nd) + ": " + parts.join(", ");
-  return `<td class="${cls(worst)}${open}" data-b="${b}"${focus} title="${esc(tip)}">` +
-    `${passed}/${total} <small>${Math.floor(100 * passed / total)}%</small></td>`;
+  const pct = ran ? Math.floor(100 * good / ran) : 0;
+  const tip = where + "\n" + (ran ? `${good} of ${ran} run ${PASSING} (${pct}%), worst: ${S[worst]}` :
+    `ran none of ${recorded}: all declined, worst: ${S[worst]}`) +
+    `\nran ${ran} of ${recorded} (coverage ${Math.floor(100 * ran / recorded)}%)\n` + parts.join(", ");
+  if (!ran) return `<td class="declined${open}" data-b="${b}"${focus} title="${esc(tip)}">–</td>`;
+  const mark = MARKED[worst] ? `<i class="mk ${cls(worst)}"></i>` : "";
+  const off = recorded - ran, cov = off ? `<i class="cov" style="width:${Math.ceil(100 * off / recorded)}%"></i>` : "";
+  return `<td class="h${pct}${open}" data-b="${b}"${focus} title="${esc(tip)}">${mark}${pct}%${cov}</td>`;
 }
 function casesRow(nd, b, span) {
   const list = [];

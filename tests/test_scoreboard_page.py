@@ -10,6 +10,7 @@ import pytest
 
 from onnx_conformance.harness import scoreboard_data, scoreboard_page
 from onnx_conformance.harness.results import FIELDS, pack_results, write_json
+from onnx_conformance.harness.statuses import COLOUR
 
 # (case, op, since_version, dtype) -> status per backend; a missing backend did not run the case
 CASES = {
@@ -36,13 +37,15 @@ DETAIL = {
 BACKENDS = ("alpha", "beta", "gamma")
 
 
-def make_reports(root, order=1):
-    """reports/<backend>/{results.jsonl, run.json} for BACKENDS; `order` -1 writes the records reversed."""
-    for name in BACKENDS:
+def make_reports(root, order=1, cases=CASES, versions=None):
+    """reports/<backend>/{results.jsonl, run.json} for BACKENDS (or `versions`' names); `order` -1 writes the
+    records reversed."""
+    versions = versions or {name: f"{name}-1.0" for name in BACKENDS}
+    for name in versions:
         report = root / name
         report.mkdir(parents=True, exist_ok=True)
         lines = []
-        for (case, op, since, dtype), statuses in CASES.items():
+        for (case, op, since, dtype), statuses in cases.items():
             if name not in statuses:
                 continue
             record = dict.fromkeys(FIELDS)
@@ -53,8 +56,8 @@ def make_reports(root, order=1):
             lines.append(json.dumps(record) + "\n")
         (report / "results.jsonl").write_text("".join(lines[::order]), encoding="utf-8")
         write_json(report / "run.json", {
-            "backend": {"name": name, "requested": name, "version": f"{name}-1.0", "options": {}},
-            "corpus": {"cases": 9, "index_sha256": "ab" * 32, "path": "cases"},
+            "backend": {"name": name, "requested": name, "version": versions[name], "options": {}},
+            "corpus": {"cases": len(cases), "index_sha256": "ab" * 32, "path": "cases"},
             "complete": name != "gamma",
             "started": "2026-01-01T00:00:00+00:00", "finished": "2026-01-01T00:01:00+00:00",
         })
@@ -143,6 +146,22 @@ def test_bad_reports_give_one_line_naming_the_file(tmp_path, capsys):
     assert "missing: no such directory" in capsys.readouterr().err
 
 
+def test_heat_scale_rises_in_lightness_with_readable_text():
+    scale = scoreboard_page.heat_scale()
+    shade = [scoreboard_page.relative_luminance(list(rgb(bg))) for bg, _ in scale]
+    assert len(scale) == 101 and all(a < b for a, b in zip(shade, shade[1:]))
+    for (bg, fg), y in zip(scale, shade):
+        on = scoreboard_page.relative_luminance(list(rgb(fg)))
+        assert (max(y, on) + 0.05) / (min(y, on) + 0.05) >= 4.5, (bg, fg)  # WCAG AA for text
+
+
+def test_pass_share_counts_warn_and_leaves_declined_apart():
+    # warn misses only values the spec does not promise at the type's precision: the backend did what it asks
+    assert scoreboard_data.COUNTS_AS_PASS == ("pass", "warn")
+    counts = {"pass": 3, "warn": 1, "fail": 2, "crash": 1, "unsupported": 4, "skip": 1, "not-a-status": 1}
+    assert scoreboard_data.share(counts) == (4, 8, 13)  # passing, run, with a result
+
+
 def test_main_writes_the_page(tmp_path, capsys):
     make_reports(tmp_path)
     assert scoreboard_page.main(["--reports", str(tmp_path), "--out", str(tmp_path / "page.html")]) == 0
@@ -179,7 +198,10 @@ def browser():
 @pytest.fixture
 def page(browser, tmp_path):
     """The synthetic reports' index.html, loaded; afterwards, no request left file:// and no script error."""
-    out = scoreboard_page.write_index(make_reports(tmp_path), list(BACKENDS))
+    yield from loaded(browser, scoreboard_page.write_index(make_reports(tmp_path), list(BACKENDS)))
+
+
+def loaded(browser, out):
     browser.get_log("performance")
     browser.get_log("browser")
     browser.get(out.as_uri())
@@ -217,17 +239,22 @@ def choose(driver, select_id: str, text: str):
 
 def test_table_has_every_backend_and_families_only_until_opened(page):
     heads = [th.text for th in page.find_elements("css selector", "#board > thead th")]
-    assert [h.split("\n")[0] for h in heads[1:]] == list(BACKENDS)
-    assert "alpha-1.0" in heads[1] and "index abababababab" in heads[1] and "INCOMPLETE" in heads[3]
+    assert [h.split("\n")[:2] for h in heads[1:]] == [[b, f"{b}-1.0"] for b in BACKENDS]
+    assert "INCOMPLETE" in heads[3] and "INCOMPLETE" not in heads[1]
+    tip = page.find_element("css selector", '#board > thead th[data-b="0"]').get_attribute("title")
+    assert "corpus index " + "ab" * 32 in tip
     assert [r.split("\n")[0] for r in rows(page)] == ["▸Element-wise math 6", "▸Activations 2", "▸Reduce 1"]
-    # Element-wise math for alpha: 5 of 6 pass, the worst is a fail
+    # Element-wise math for alpha: 5 of 6 run pass, the worst is a fail
     td = cell(page, "Element-wise math", "alpha")
-    assert td.text == "5/6 83%" and "s-fail" in td.get_attribute("class")
-    assert cell(page, "Element-wise math", "gamma").text == "4/5 80%"
+    assert td.text == "83%" and "worst: fail" in td.get_attribute("title")
+    # gamma passes the 4 it ran and declined 1 of its 5: 100%, its declined share apart
+    td = cell(page, "Element-wise math", "gamma")
+    assert td.text == "100%" and "ran 4 of 5" in td.get_attribute("title")
+    assert td.find_elements("css selector", ".cov")
     assert cell(page, "Reduce", "gamma").text == "–"
-    totals = page.find_element("id", "totals").text
-    assert "alpha alpha-1.0 abababababab 2026-01-01T00:01:00+00:00 yes 9 of 9" in totals
-    assert "gamma gamma-1.0 abababababab 2026-01-01T00:01:00+00:00 NO 7 of 9" in totals
+    totals = page.find_element("id", "totals").text.replace("\n", " ")
+    assert "alpha alpha-1.0 2026-01-01 00:01 index abababababab · complete 9 of 9 77.7% 100.0%" in totals
+    assert "gamma gamma-1.0 2026-01-01 00:01 index abababababab · INCOMPLETE 7 of 9 100.0% 57.1%" in totals
 
 
 def test_opening_a_family_shows_its_operators_and_versions(page):
@@ -242,9 +269,11 @@ def test_opening_a_family_shows_its_operators_and_versions(page):
 
 
 def test_filters_change_the_rows(page):
-    choose(page, "f-status", "some backend failing (crash, timeout, flaky, error, fail)")
+    from selenium.webdriver.support.ui import Select
+
+    Select(page.find_element("id", "f-status")).select_by_value("failing")
     assert [r.split("\n")[0] for r in rows(page)] == ["▸Element-wise math 1", "▸Activations 1"]
-    assert cell(page, "Element-wise math", "beta").text == "1/1 100%"
+    assert cell(page, "Element-wise math", "beta").text == "100%"
     choose(page, "f-status", "every case")
     choose(page, "f-dtype", "int32")
     assert [r.split("\n")[0] for r in rows(page)] == ["▸Element-wise math 2"]
@@ -298,3 +327,96 @@ def test_disagreements_view_lists_the_planted_one(page):
     cells = [td.text.split("\n")[0] for td in body[0].find_elements("css selector", "td")]
     assert cells == ["test_abs_x_opset13_int32", "Abs-13", "int32", "fail", "pass", "unsupported"]
     assert "test_relu_e_opset14_float" not in page.find_element("id", "disagree").text
+
+
+# -- eight backends, read at a glance -----------------------------------------------------------
+
+# the real backends' names and versions as long as theirs: the widths a laptop screen must hold
+EIGHT = {
+    "onnxruntime": "1.31.1", "reference": "1.23.2", "openvino": "2026.4.1-22982-e213a147257-releases/2026/4",
+    "tract": "0.23.9", "torch": "torch 2.13.0+cpu, onnx2torch 1.5.15",
+    "iree": "iree-base-compiler 3.13.0rc20261016, iree-base-runtime 3.13.0rc20261016",
+    "opencv": "opencv-python-headless 4.12.0.88", "tinygrad": "0.11.0",
+}
+# per backend, the statuses of Abs-13's four cases: what its Element-wise math cell must show
+ABS = {
+    "onnxruntime": "pass pass pass pass",  # 100%
+    "reference": "pass pass fail fail",  # 50%
+    "openvino": "fail fail fail error",  # 0%, worst error
+    "tract": "unsupported unsupported unsupported unsupported",  # ran none: coverage, not failure
+    "torch": "pass pass pass crash",  # 75%, marked
+    "iree": "pass warn pass warn",  # warn counts as passing: 100%
+    "opencv": "pass pass unsupported unsupported",  # 100% of half
+    "tinygrad": "error error error error",  # 0%
+}
+EIGHT_CASES = {(f"test_abs_{x}_opset13_float", "Abs", 13, "float"): {b: ABS[b].split()[k] for b in EIGHT}
+               for k, x in enumerate("abcd")}
+# the widest family label there is
+EIGHT_CASES[("test_if_a_opset16_float", "If", 16, "float")] = dict.fromkeys(EIGHT, "pass")
+
+
+@pytest.fixture
+def eight(browser, tmp_path):
+    yield from loaded(browser, scoreboard_page.write_index(
+        make_reports(tmp_path, cases=EIGHT_CASES, versions=EIGHT), list(EIGHT)))
+
+
+def rgb(colour: str) -> tuple[int, ...]:
+    if colour.startswith("#"):
+        return tuple(int(colour[k:k + 2], 16) for k in (1, 3, 5))
+    return tuple(int(float(x)) for x in re.findall(r"[\d.]+", colour)[:3])
+
+
+def test_eight_backends_read_at_a_glance(eight):
+    fits_a_laptop(eight)
+    tds = {b: row(eight, "Element-wise math").find_element("css selector", f'td[data-b="{k}"]')
+           for k, b in enumerate(EIGHT)}
+    assert {b: td.text for b, td in tds.items()} == {
+        "onnxruntime": "100%", "reference": "50%", "openvino": "0%", "tract": "–", "torch": "75%", "iree": "100%",
+        "opencv": "100%", "tinygrad": "0%"}
+    style = {b: eight.execute_script("const s = getComputedStyle(arguments[0]); "
+                                     "return [s.backgroundColor, s.backgroundImage];", td) for b, td in tds.items()}
+    shade = {b: scoreboard_page.relative_luminance(list(rgb(bg))) for b, (bg, _) in style.items()}
+    # the share orders the colours by lightness; warn counts as passing; 0% is 0% whatever failed
+    assert shade["onnxruntime"] > shade["torch"] > shade["reference"] > shade["openvino"]
+    assert style["iree"] == style["opencv"] == style["onnxruntime"]
+    assert style["openvino"] == style["tinygrad"]
+    # a backend that declined every case is hatched grey: no colour of the scale, nor of a failing status
+    bg, image = style["tract"]
+    assert "repeating-linear-gradient" in image and shade["tract"] > shade["reference"]
+    heat = {rgb(h) for h, _ in scoreboard_page.heat_scale()}
+    failing = {rgb(COLOUR[s][0]) for s in scoreboard_data.FAILING}
+    assert rgb(bg) not in heat | failing
+    # what it declined is drawn apart from what it ran: a strip as wide as the share declined
+    assert not tds["onnxruntime"].find_elements("css selector", ".cov")
+    strip = tds["opencv"].find_element("css selector", ".cov")
+    assert abs(strip.size["width"] / tds["opencv"].size["width"] - 0.5) < 0.05
+    # the worst status: named on hover, and marked where the run itself went wrong
+    title = {b: td.get_attribute("title") for b, td in tds.items()}
+    assert "worst: fail" in title["reference"] and "worst: error" in title["openvino"]
+    assert "worst: crash" in title["torch"] and "1 crash, 3 pass" in title["torch"]
+    assert "ran none of 4: all declined, worst: unsupported" in title["tract"]
+    assert "ran 2 of 4 (coverage 50%)" in title["opencv"]
+    assert "4 of 4 run pass or warn (100%), worst: warn" in title["iree"]
+    mark = tds["torch"].find_element("css selector", ".mk").value_of_css_property("background-color")
+    assert rgb(mark) == rgb(COLOUR["crash"][0])
+    assert not [b for b, td in tds.items() if b != "torch" and td.find_elements("css selector", ".mk")]
+    # ... and in the leaf's case list, worst first; a family open and a case list shown, it still fits
+    for label in ("Element-wise math", "Abs", "Abs-13"):
+        row(eight, label).find_element("css selector", "th").click()
+    eight.find_element("css selector", '#board tr.l3 > td[data-b="4"]').click()
+    first = eight.find_element("css selector", "#board tr.cases table.list > tbody > tr > td")
+    assert first.text == "crash" and rgb(first.value_of_css_property("background-color")) == rgb(COLOUR["crash"][0])
+    fits_a_laptop(eight)
+
+
+def fits_a_laptop(driver):
+    """No scrolling sideways in a window 1400 or 1366 pixels wide."""
+    try:
+        for width in (1400, 1366):
+            driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                                   {"width": width, "height": 768, "deviceScaleFactor": 1, "mobile": False})
+            scroll, inner = driver.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
+            assert inner == width and scroll <= inner, (width, scroll)
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
