@@ -110,21 +110,19 @@ def _built(op, v: OpVersion, opset: int, t: Types, example: str, case: Case) -> 
 
 
 def _emit_unit(args) -> tuple[dict, list[dict], list[dict], dict, list[str], list[dict]]:
-    """Worker: build one operator version, write its cases under out/node, return index entries
-    (and, for index.json, each entry and each not-applicable record already rendered as JSON)."""
+    """Worker: build one operator version, write its cases under out/node, return index entries."""
     op_name, since_version, out, crosscheck, expanded = args
     # An oracle's NaN or infinity is a value here, not an accident: numpy's warnings about them
     # would only bury generate-cases' summary.
     with np.errstate(all="ignore"):
         built, not_applicable = build_version(op_name, since_version)
     op = all_operators()[op_name]
-    entries, rendered, disagreements = _write_built(built, os.path.join(out, "node"), op, crosscheck)
+    entries, disagreements = _write_built(built, os.path.join(out, "node"), op, crosscheck)
     twins, differences = expanded_forms(op, built, not_applicable) if expanded else ([], [])
     more = _write_built(twins, os.path.join(out, "graph"), op, crosscheck)
     entries.update(more[0])
-    rendered.update(more[1])
-    disagreements.extend(more[2])
-    return entries, not_applicable, disagreements, rendered, [_render(r, 2) for r in not_applicable], differences
+    disagreements.extend(more[1])
+    return entries, not_applicable, disagreements, differences
 
 
 def expanded_forms(op, built: list[Built], not_applicable: list[dict]) -> tuple[list[Built], list[dict]]:
@@ -155,19 +153,19 @@ def _has_body(domain: str, name: str, since_version: int) -> bool:
     return schema.has_function or schema.has_context_dependent_function
 
 
-def _emit_family(args) -> tuple[dict, list[dict], list[dict], dict, list[str], list[dict]]:
+def _emit_family(args) -> tuple[dict, list[dict], list[dict], list[dict]]:
     """Worker: what _emit_unit does, for one graph family (generators/graphs.py), under out/graph."""
     name, out, crosscheck = args
     with np.errstate(all="ignore"):
         built, not_applicable = build_family(name)
-    entries, rendered, disagreements = _write_built(built, os.path.join(out, "graph"), all_families()[name], crosscheck)
-    return entries, not_applicable, disagreements, rendered, [_render(r, 2) for r in not_applicable], []
+    entries, disagreements = _write_built(built, os.path.join(out, "graph"), all_families()[name], crosscheck)
+    return entries, not_applicable, disagreements, []
 
 
-def _write_built(built: list[Built], folder: str, owner, crosscheck: bool) -> tuple[dict, dict, list[dict]]:
-    """Write each case's directory under folder; its index entry, that entry rendered, and (with
-    crosscheck) where onnx's ReferenceEvaluator disagrees, with the reason `owner` states."""
-    entries, rendered, disagreements = {}, {}, []
+def _write_built(built: list[Built], folder: str, owner, crosscheck: bool) -> tuple[dict, list[dict]]:
+    """Write each case's directory under folder; its index entry, and (with crosscheck) where onnx's
+    ReferenceEvaluator disagrees, with the reason `owner` states."""
+    entries, disagreements = {}, []
     for b in built:
         files = files_of(b)
         case_dir = os.path.join(folder, b.name)
@@ -176,8 +174,7 @@ def _write_built(built: list[Built], folder: str, owner, crosscheck: bool) -> tu
         os.mkdir(os.path.join(case_dir, "test_data_set_0"))
         for rel, data in files.items():
             _write(os.path.join(case_dir, rel), data)
-        entry = entries[b.name] = dict(b.meta, files={rel: hashlib.sha256(d).hexdigest() for rel, d in sorted(files.items())})
-        rendered[b.name] = _render(entry, 2)
+        entries[b.name] = dict(b.meta, files={rel: hashlib.sha256(d).hexdigest() for rel, d in sorted(files.items())})
         if crosscheck:
             from onnx_conformance.generators.crosscheck import against_reference
 
@@ -185,7 +182,7 @@ def _write_built(built: list[Built], folder: str, owner, crosscheck: bool) -> tu
             if d:
                 d["reason"] = owner.why_reference_differs(f"{d['example']} {d['dtype']}: {d['detail']}")
                 disagreements.append(d)
-    return entries, rendered, disagreements
+    return entries, disagreements
 
 
 def _write(path: str, data: bytes) -> None:
@@ -229,17 +226,18 @@ def graph_families() -> dict:
 
 
 def generate_corpus(out_dir: Path = REPO_CASES, ops: list[str] | None = None, jobs: int | None = None,
-                    crosscheck: bool = True, graphs: bool = False, keep_others: bool = False) -> dict:
-    """Write out_dir/node/<case>/... (single nodes) and out_dir/index.json; return the index. With
-    `graphs`, also out_dir/graph/<case>/...: every case's function-expanded twin and every pattern and
-    model; a family `ops` names is written either way. With `ops` and `keep_others`, an existing corpus
+                    crosscheck: bool = True, expanded: bool = False, keep_others: bool = False) -> dict:
+    """Write out_dir/node/<case>/... (single nodes), out_dir/graph/<case>/... (the patterns and models of
+    generators/graphs.py) and out_dir/index.json; return the index. With `expanded`, also every case's
+    function-expanded twin, under graph/ (not yet in the default corpus: it doubles the generation's time).
+    `ops` names operators and graph families; where given, only those are written. With `ops` and `keep_others`, an existing corpus
     keeps every other operator's cases and index entries: only the selection's are replaced.
 
     With crosscheck, also return (under "_disagreements") every case where onnx's ReferenceEvaluator
     disagrees with our oracle (of the cases written); the caller decides where to record them.
     """
     out_dir = Path(out_dir)
-    kept = _drop_selection(out_dir, set(ops), graphs) if ops and keep_others and _is_our_corpus(out_dir) else None
+    kept = _drop_selection(out_dir, set(ops), expanded) if ops and keep_others and _is_our_corpus(out_dir) else None
     for folder in (out_dir / "node", out_dir / "graph"):
         if kept is not None:
             folder.mkdir(parents=True, exist_ok=True)
@@ -251,35 +249,31 @@ def generate_corpus(out_dir: Path = REPO_CASES, ops: list[str] | None = None, jo
                                       "choose another --out")
             shutil.rmtree(folder)
         folder.mkdir(parents=True)
-    work = [(n, sv, str(out_dir), crosscheck, graphs) for n, sv in units(ops)]
-    families = [(n, str(out_dir), crosscheck) for n in graph_units(ops)
-                if graphs or (ops and n in ops)]
+    work = [(n, sv, str(out_dir), crosscheck, expanded) for n, sv in units(ops)]
+    families = [(n, str(out_dir), crosscheck) for n in graph_units(ops)]
     jobs = jobs or os.cpu_count() or 1
     if jobs > 1:
         with ProcessPoolExecutor(jobs) as pool:
             parts = list(pool.map(_emit_unit, work)) + list(pool.map(_emit_family, families))
     else:
         parts = [_emit_unit(w) for w in work] + [_emit_family(f) for f in families]
-    cases, not_applicable, disagreements, rendered, expanded = {}, [], [], {}, []
-    for entries, na, dis, text, na_text, differences in parts:
+    cases, not_applicable, disagreements, expanded = {}, [], [], []
+    for entries, na, dis, differences in parts:
         cases.update(entries)
-        rendered.update(text)
-        not_applicable.extend(zip(na, na_text))
+        not_applicable.extend(na)
         disagreements.extend(dis)
         expanded.extend(differences)
-    not_applicable.sort(key=lambda r: _na_order(r[0]))
+    not_applicable.sort(key=_na_order)
     index = {
         "format": INDEX_FORMAT,
         "onnx_version": onnx.__version__,
         "cases": dict(sorted(cases.items())),
-        "not_applicable": [r for r, _ in not_applicable],
+        "not_applicable": not_applicable,
     }
     if kept is not None:
         index["cases"] = dict(sorted({**kept["cases"], **cases}.items()))
         index["not_applicable"] = sorted(kept["not_applicable"] + index["not_applicable"], key=_na_order)
-        (out_dir / "index.json").write_bytes(index_bytes(index))
-    else:
-        (out_dir / "index.json").write_bytes(index_bytes(index, rendered, [t for _, t in not_applicable]))
+    (out_dir / "index.json").write_bytes(index_bytes(index))
     index["_expanded"] = sorted(expanded, key=lambda d: d["case"])
     if crosscheck:
         index["_disagreements"] = sorted(disagreements, key=lambda d: d["case"])
@@ -291,13 +285,13 @@ def _na_order(record: dict) -> tuple:
             json.dumps(record["types"], sort_keys=True))
 
 
-def _drop_selection(out_dir: Path, selected: set[str], graphs: bool) -> dict:
+def _drop_selection(out_dir: Path, selected: set[str], expanded: bool) -> dict:
     """The index of the corpus at out_dir without the selected operators' and graph families' cases,
-    whose folders are removed (an operator's expanded twins too, where `graphs` rewrites them)."""
+    whose folders are removed (an operator's expanded twins too, where `expanded` rewrites them)."""
     index = json.loads((out_dir / "index.json").read_text(encoding="utf-8"))
 
     def selected_case(entry: dict) -> bool:
-        return entry["op"] in selected and (graphs or entry.get("form") != "expanded")
+        return entry["op"] in selected and (expanded or entry.get("form") != "expanded")
 
     cases = {}
     for name, entry in index["cases"].items():
@@ -306,32 +300,25 @@ def _drop_selection(out_dir: Path, selected: set[str], graphs: bool) -> dict:
         else:
             cases[name] = entry
     na = [r for r in index["not_applicable"]
-          if r["op"] not in selected or (not graphs and r["example"].endswith(SUFFIX))]
+          if r["op"] not in selected or (not expanded and r["example"].endswith(SUFFIX))]
     return {"cases": cases, "not_applicable": na}
 
 
-def index_bytes(index: dict, rendered: dict[str, str] | None = None, na_rendered: list[str] | None = None) -> bytes:
-    """index.json: the index's public keys, sorted, indented by one space.
-
-    json's C encoder does not indent, and the Python one takes seconds over the whole corpus: the
-    workers render each case entry and each not-applicable record (`_render`), and this joins them
-    into the same bytes json.dumps(public, indent=1, sort_keys=True) gives."""
-    public = {k: v for k, v in index.items() if not k.startswith("_")}
-    if rendered is None or na_rendered is None:
-        return (json.dumps(public, indent=1, sort_keys=True) + "\n").encode()
-    skeleton = json.dumps(dict(public, cases={}, not_applicable=[]), indent=1, sort_keys=True)
-    head, _, rest = skeleton.partition('"cases": {}')
-    middle, _, tail = rest.partition('"not_applicable": []')
-    cases = ("{\n" + ",\n".join(f"  {json.dumps(name)}: {rendered[name]}" for name in public["cases"]) + "\n }"
-             if public["cases"] else "{}")
-    na = "[\n" + ",\n".join(f"  {text}" for text in na_rendered) + "\n ]" if na_rendered else "[]"
-    return (head + '"cases": ' + cases + middle + '"not_applicable": ' + na + tail + "\n").encode()
-
-
-def _render(value, depth: int) -> str:
-    """value as json.dumps(indent=1, sort_keys=True) writes it `depth` levels down: JSON strings hold
-    no raw newline, so every newline is the start of an indented line."""
-    return json.dumps(value, indent=1, sort_keys=True).replace("\n", "\n" + " " * depth)
+def index_bytes(index: dict) -> bytes:
+    """index.json: the index's public keys, sorted, at an indent of one; each case and each not-applicable
+    record on a line of its own (its keys sorted), so that a change to N cases changes N lines."""
+    public = {k: v for k, v in sorted(index.items()) if not k.startswith("_")}
+    parts = []
+    for key, value in public.items():
+        if key == "cases" and value:
+            body = ",\n".join(f"  {json.dumps(name)}: {json.dumps(entry, sort_keys=True)}" for name, entry in sorted(value.items()))
+            value_text = "{\n" + body + "\n }"
+        elif key == "not_applicable" and value:
+            value_text = "[\n" + ",\n".join(f"  {json.dumps(r, sort_keys=True)}" for r in value) + "\n ]"
+        else:
+            value_text = json.dumps(value, sort_keys=True)
+        parts.append(f" {json.dumps(key)}: {value_text}")
+    return ("{\n" + ",\n".join(parts) + "\n}\n").encode()
 
 
 def _is_our_corpus(out_dir: Path) -> bool:

@@ -288,6 +288,9 @@ def all_families() -> dict[str, GraphFamily]:
     import importlib
     import pkgutil
 
+    from onnx_conformance.generators.ops import all_operators
+
+    operators = set(all_operators())  # `generate-cases --op NAME` names either: never both
     found = {}
     for package in ("patterns", "models"):
         pkg = importlib.import_module(f"onnx_conformance.generators.{package}")
@@ -297,6 +300,8 @@ def all_families() -> dict[str, GraphFamily]:
                 clash = next((f for f in found.values() if family.name == f.name or family.slug == f.slug), None)
                 if clash:
                     raise ValueError(f"graph families {family.name!r} and {clash.name!r} share a name or a slug")
+                if family.name in operators:
+                    raise ValueError(f"graph family {family.name!r} has an operator's name: --op could not tell them apart")
                 found[family.name] = family
     return found
 

@@ -13,7 +13,7 @@ import os
 import sys
 from pathlib import Path
 
-from onnx_conformance.harness import commands, options
+from onnx_conformance.harness import commands, corpus_home, options
 from onnx_conformance.harness.expectations import NOTHING_RAN, REGRESSED, SETUP_ERROR
 from onnx_conformance.harness.results import report_dir_for
 
@@ -37,8 +37,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def default_cases() -> Path:
-    """The project's own corpus, generated on first use (only its index is committed)."""
-    cases = Path(__file__).resolve().parent.parent / "cases"
+    """The project's own corpus, generated on first use (only its index is committed): in a checkout
+    <repo>/cases, installed from a wheel a per-user cache folder (harness/corpus_home.py)."""
+    cases = corpus_home.default_corpus()
     if (cases / "node").is_dir():
         return cases
     try:
@@ -46,6 +47,9 @@ def default_cases() -> Path:
     except ImportError as e:
         raise SystemExit(f"run-conformance: no corpus at {cases / 'node'} and the generator is "
                          f"not importable ({e}); pass --cases DIR") from None
+    if not corpus_home.in_checkout():
+        # nobody reads the reference evaluator's disagreements here: the cases alone, checked against the index
+        return corpus_home.generate_into(cases, lambda tmp: generate_corpus(tmp, crosscheck=False), "run-conformance")
     print(f"run-conformance: generating the corpus into {cases} (first run only)", file=sys.stderr)
     generate_corpus(cases)
     return cases
@@ -113,6 +117,9 @@ def main(argv: list[str] | None = None, *, exiting: bool = False) -> int:
         cases = Path(args.cases).resolve() if args.cases else default_cases()
     except SystemExit as e:
         print(e, file=sys.stderr)
+        return SETUP_ERROR
+    except corpus_home.CorpusError as e:  # no packaged index, or the corpus generated differs from it
+        print(f"run-conformance: {e}", file=sys.stderr)
         return SETUP_ERROR
     except Exception as e:  # the generator failed: say so in one line, not a traceback
         print(f"run-conformance: generating the corpus failed: {type(e).__name__}: {e}",

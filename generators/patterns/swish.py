@@ -15,7 +15,7 @@ from onnx import helper
 from onnx_conformance.generators.graphs import Graph, GraphFamily, cast_to
 from onnx_conformance.generators.patterns._fusion_data import fractional, quarters, with_specials
 
-FAMILY = GraphFamily("Swish", "pattern", targets=(
+FAMILY = GraphFamily("Swish(decomposed)", "pattern", targets=(
     "OpenVINO: SwishFusion (WithSigmoid, WithSigmoidWithBeta, WithBeta, WithoutBeta)",
     "onnxruntime: QuickGeluFusion (x * Sigmoid(alpha * x), alpha 1)",
     "TVM / TensorRT: SiLU fusion",
