@@ -104,6 +104,8 @@ EXAMPLES = {
     "default_axis_example_select_last_index": documented(None, 1, 1),
     "negative_axis_keepdims_example_select_last_index": documented(-1, 1, 1),
     "keepdims_random": random_(2, 1),
+    # keepdims left out: 'Keep the reduced dimension or not, default 1 means keep reduced dimension.'
+    "keepdims_omitted_random": random_(2, None),
     "no_keepdims_random_select_last_index": random_(1, 0, 1),
     "specials": specials,
 }

@@ -299,6 +299,10 @@ def _drop_selection(out_dir: Path, selected: set[str], expanded: bool) -> dict:
             shutil.rmtree(case_path(out_dir, name, entry), ignore_errors=True)
         else:
             cases[name] = entry
+    for folder in ("node", "graph"):  # folders the index does not list (a run that died) are no case
+        for name in os.listdir(out_dir / folder) if (out_dir / folder).is_dir() else ():
+            if name not in cases:
+                shutil.rmtree(out_dir / folder / name, ignore_errors=True)
     na = [r for r in index["not_applicable"]
           if r["op"] not in selected or (not expanded and r["example"].endswith(SUFFIX))]
     return {"cases": cases, "not_applicable": na}

@@ -119,7 +119,7 @@ def operands(t, shape_a, shape_b, rng, axis: int | None = None):
         # A's element at the first place each element of B meets it.
         meet = big[(0,) * lead + tuple(slice(0, 1) if d == 1 else slice(None) for d in shape_b)]
         same = rng.random(np.shape(b)) < 0.34
-        b = np.where(same, meet.reshape(np.shape(b)), b).astype(b.dtype)
+        b = np.where(same, np.reshape(meet, np.shape(b)), b).astype(b.dtype)  # a 0-d meet is a scalar
     return a, b
 
 
@@ -150,6 +150,8 @@ def binary_case(op: Operator, v, a, b, names=("A", "B", "C"), attrs: dict | None
 FORMS = {
     # a scalar against a tensor; opset 1 only broadcasts B, so there B is the scalar
     "rank0": (((), (2, 3)), ((2, 3), ())),
+    # every operand rank 0: the result is rank 0 too (a scalar against a tensor hides a (1,) reading)
+    "rank0_both": (((), ()), ((), ())),
     # a zero-sized dimension broadcasting against 1s
     "zero_dim": (((2, 0, 1), (1, 3)), ((2, 0, 3), (3,))),
     # rank 8, the 1-sized dimensions in different places in A and B; opset 1 uses axis=2

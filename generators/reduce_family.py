@@ -618,6 +618,23 @@ def all_axes_do_not_keepdims(op, v, dt, rng):
     return fitting_random(op, v, dt, rng, DOC_SHAPE, (0, 1, 2), 0)
 
 
+def keepdims_omitted(op, v, dt, rng):
+    """keepdims left out on a rank-3 input: 'default 1 means keep reduced dimension' (numpy's is False)."""
+    return fitting_random(op, v, dt, rng, DOC_SHAPE, (1,), None)
+
+
+# A NaN first, last and in the middle of a group, beside numbers; the last group has none. The spec
+# names no NaN rule: a NaN among the operands of a sum or a product is NaN by IEEE 754, and the
+# family reads max and min as IEEE 754-2019's maximum and minimum, which propagate it (as Max and Min).
+NAN_GROUPS = [[math.nan, 1.0, 2.0, 3.0], [1.0, 2.0, 3.0, math.nan], [2.0, math.nan, 3.0, 1.0], [1.0, 2.0, 3.0, 4.0]]
+
+
+def nan_in_group(op, v, dt, rng):
+    if not dt.is_float:
+        return NotApplicable(f"{dt.name} holds no NaN")
+    return Example(np.array(NAN_GROUPS, dtype=np.float64).astype(dt.np), (1,), 0)
+
+
 # Accumulating 1024 values: float16 has 11 significant bits, bfloat16 8. A backend that sums in
 # the input type drifts by several units in the last place; one that accumulates wider stays
 # within rounding of the result. The tolerance allows 4 ulp of the result's magnitude.
@@ -695,6 +712,8 @@ EXAMPLES: dict[str, Callable] = {
     "empty_axes_input_reduce_all": empty_axes_input_reduce_all,
     "rank0": rank0,
     "all_axes_do_not_keepdims": all_axes_do_not_keepdims,
+    "keepdims_omitted": keepdims_omitted,
+    "nan_in_group": nan_in_group,
     "large_random": large_random,
     "dtype_range": dtype_range,
     "axes_out_of_range": axes_out_of_range,

@@ -43,6 +43,15 @@ def crd_mode_example(v, t, rng):
 
 
 @OPERATOR.example
+def default_mode(v, t, rng):
+    """The documented input with `mode` left out: "By default, `mode` = `DCR`." C / blocksize^2 = 2, so
+    DCR and CRD order differ (where it is 1 they coincide)."""
+    if not v.has_attribute("mode"):
+        return NotApplicable(f"DepthToSpace-{v.since_version} has no `mode` attribute: `example` leaves it out there")
+    return case(v, t, documented(t, DOC_INPUT, rng), 2, None)
+
+
+@OPERATOR.example
 def blocksize_3(v, t, rng):
     """Blocksize 3, an odd element count, the mode left to its default."""
     return case(v, t, data(t, (1, 9, 1, 3), rng), 3, None)

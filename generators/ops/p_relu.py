@@ -57,14 +57,14 @@ def prelu_case(v, t, x, slope):
     return PRELU.case(v, t, x, slope=slope)
 
 
-def broadcast(name, slope_shape, since=7):
-    """A documented or spec broadcasting form of slope against x of shape [3, 4, 5]."""
+def broadcast(name, slope_shape, since=7, x_shape=(3, 4, 5)):
+    """A documented or spec broadcasting form of slope against x (of shape [3, 4, 5] unless given)."""
 
     def example(v, t, rng):
         if v.since_version < since:
             return NotApplicable(f"version {v.since_version} has no unidirectional broadcasting of slope "
                                  "(version 7 brings it); only a slope of x's shape or of size 1")
-        x = values.sample(t.dtype, (3, 4, 5), rng, specials=False)
+        x = values.sample(t.dtype, x_shape, rng, specials=False)
         slope = values.sample(t.dtype, slope_shape, rng, specials=False)
         return prelu_case(v, t, x, slope)
 
@@ -77,6 +77,9 @@ broadcast("broadcast_channel", (4, 1))
 # 'If `Slope` is of size 1, the value is shared across different channels' (versions 1 and 6)
 broadcast("broadcast_scalar", (1,), since=1)
 broadcast("broadcast_rank0", ())
+# A 1-D slope as long as both dim 1 and the last dim: unidirectional broadcasting aligns it with the
+# last axis; a kernel applying it per channel (axis 1, as Caffe's PReLU) mixes the slopes up.
+broadcast("broadcast_last_axis_equal_to_channels", (3,), x_shape=(2, 3, 3))
 
 
 @OPERATOR.example

@@ -12,9 +12,10 @@ import mpmath
 import numpy as np
 from mpmath.libmp import from_float, mpf_exp
 
+from onnx_conformance.generators.case import NotApplicable
 from onnx_conformance.generators.ops._shared import MIN_MAX_DATA
-from onnx_conformance.generators.reduce_family import (ReduceOp, elementwise, integral, logsumexp, mp_function,
-                                                          real_log, sum_of_exponentials)
+from onnx_conformance.generators.reduce_family import (DtypeInfo, Example, ReduceOp, elementwise, integral, logsumexp,
+                                                          mp_function, real_log, sum_of_exponentials, to_case)
 from onnx_conformance.generators.rounding import PREC
 
 
@@ -62,3 +63,17 @@ OPERATOR = ReduceOp(
     make_integral=dominated,
     range_pairs=pairs,
 )
+
+
+@OPERATOR.example
+def exponentials_underflow(v, t, rng):
+    """Groups whose every exp(x) is below half the smallest subnormal of float (double for double), so it
+    rounds to 0 there and in the type itself, while the result (about max(x)) is representable: a kernel
+    that sums exp(x) without first subtracting the group's maximum answers log(0) = -inf."""
+    dt = DtypeInfo(t.dtype)
+    if not dt.is_float:
+        return NotApplicable("integer data has no underflow to tell the shifted formula from the plain one")
+    wider = np.finfo(np.float64 if dt.name == "double" else np.float32)
+    low = math.floor(math.log(float(wider.smallest_subnormal))) - 6  # -110 (float and narrower), -751 (double)
+    data = np.array([[low, low - 1, low - 2, low - 3], [low - 3, low, low - 5, low - 1]], dtype=np.float64)
+    return to_case(OPERATOR, v, Example(data.astype(dt.np), (1,), 0))

@@ -53,15 +53,23 @@ def documented(t, shape, rng):
     return data(t, shape, rng)
 
 
-def case(v, x, lens, batch_axis, time_axis):
-    return OPERATOR.expect(v, {"input": x, "sequence_lens": indices(lens)},
-                           {"batch_axis": batch_axis, "time_axis": time_axis})
+def case(v, x, lens, batch_axis=None, time_axis=None):
+    """An axis left as None is left out of the node (batch_axis 1, time_axis 0 by default)."""
+    attrs = {k: a for k, a in (("batch_axis", batch_axis), ("time_axis", time_axis)) if a is not None}
+    return OPERATOR.expect(v, {"input": x, "sequence_lens": indices(lens)}, attrs)
 
 
 @OPERATOR.example
 def time(v, t, rng):
     """The schema's Example 1: time along axis 0, batch along axis 1."""
     return case(v, documented(t, (4, 4), rng).T.copy(), [4, 3, 2, 1], batch_axis=1, time_axis=0)
+
+
+@OPERATOR.example
+def default_axes(v, t, rng):
+    """Example 1 with both axes left out: "Must be one of 1 (default), or 0." (batch_axis) and "Must be one
+    of 0 (default), or 1." (time_axis); the input is square, so swapped defaults give other values."""
+    return case(v, documented(t, (4, 4), rng).T.copy(), [4, 3, 2, 1])
 
 
 @OPERATOR.example

@@ -3,7 +3,7 @@
 import math
 
 from onnx_conformance.generators import values
-from onnx_conformance.generators.activation_family import Activation, exact_tolerance
+from onnx_conformance.generators.activation_family import Activation, array, exact_tolerance
 from onnx_conformance.generators.case import NotApplicable, Operator
 
 OPERATOR = Operator("Shrink")
@@ -30,6 +30,18 @@ SHRINK.documented("soft", HARD, {"lambd": 1.5, "bias": 1.5},
                                                   "no rounding to an integer T") if values.is_int(t.dtype) else None)
 SHRINK.documented("default")
 SHRINK.dtype_range(attrs={"lambd": 1.5, "bias": 1.0})
+
+AT_LAMBD = [-3, -2, -1, 0, 1, 2, 3]
+
+
+@OPERATOR.example
+def at_lambd(v, t, rng):
+    """x exactly -lambd and lambd (2): neither 'x < -lambd' nor 'x > lambd', so 'Otherwise, y = 0'; bias 1,
+    so a kernel with <= and >= answers -1 and 1 there. Each type gets the values it holds."""
+    attrs = {"lambd": 2.0, "bias": 1.0}
+    lowest = values.int_range(t.dtype)[0] if values.is_int(t.dtype) else -math.inf
+    x = SHRINK.defined(v, t, [e for e in AT_LAMBD if e >= lowest], attrs)
+    return SHRINK.case(v, t, array(x, t.dtype), attrs)
 
 # Where onnx's ReferenceEvaluator (1.23) differs from our value, and why ours stands (cases/crosscheck.md).
 OPERATOR.reference_differs("^dtype_range u?int64: ",

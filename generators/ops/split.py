@@ -146,6 +146,14 @@ def uneven_split_1d(v, t, rng):
     return equal(v, t, documented(t, ONE_TO_SIX + [7], rng), 4)
 
 
+@OPERATOR.example
+def uneven_split_7_into_3(v, t, rng):
+    """7 into 3 parts (Split-18's num_outputs; before, only equal parts exist): ceil(7 / 3) = 3, so
+    [3, 3, 1], 'the last chunk will be smaller', where numpy.array_split gives [3, 2, 2]; 7 into 4
+    and 8 into 3 cannot tell the two apart."""
+    return equal(v, t, documented(t, ONE_TO_SIX + [7], rng), 3)
+
+
 @OPERATOR.example(name="2d_uneven_split")
 def uneven_split_2d(v, t, rng):
     return equal(v, t, documented(t, TWO_ROWS_OF_EIGHT, rng), 3, axis=1)

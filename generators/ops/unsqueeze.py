@@ -72,6 +72,13 @@ def negative_axes(v, t, rng):
 
 
 @OPERATOR.example
+def negative_axis_rank4(v, t, rng):
+    """-2 into 2x3x4x5 counts from the output's rank (5): [2, 3, 4, 1, 5]; counted from the input's rank (4)
+    it would be [2, 3, 1, 4, 5]. In `negative_axes`' 1x3x1x5 both readings give the same shape."""
+    return unsqueeze_case(v, t, rng, (2, 3, 4, 5), [-2])
+
+
+@OPERATOR.example
 def rank0(v, t, rng):
     return unsqueeze_case(v, t, rng, (), [0, 1])
 
