@@ -24,7 +24,7 @@ from onnx_conformance.harness.families import family_key, family_of
 from onnx_conformance.harness.reports import write_matrices
 from onnx_conformance.harness.results import RESULTS, RUN, pack_results, read_json, read_results
 from onnx_conformance.harness.scoreboard_page import write_index
-from onnx_conformance.harness.splice import SpliceError, splice
+from onnx_conformance.harness.splice import SpliceError, missing, splice, subset
 from onnx_conformance.harness.statuses import SEVERITY
 
 REPORTS = Path("reports")
@@ -175,23 +175,36 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--splice", action="store_true",
                    help="run only the selection given after -- (--op, -k) and splice its records into the committed "
                         "report (harness/splice.py): for cases that changed, without re-running the corpus")
+    p.add_argument("--splice-new", action="store_true",
+                   help="run only the cases of the corpus each committed report has no record of (cases new since its "
+                        "run) and splice them in, as --splice does")
     p.add_argument("extra", nargs="*", help="after --: passed to every run-conformance (e.g. -k EXPR)")
     a = p.parse_args(argv)
     if a.splice and (a.no_run or not a.extra):
         p.error("--splice needs a selection after -- (--op OP, -k EXPR) and runs it")
+    if a.splice_new and (a.no_run or a.splice):
+        p.error("--splice-new runs the new cases: not with --no-run or --splice")
     names = a.backend or list(BACKENDS)
     failed, timings = [], []
     for name in names:
         if not a.no_run:
             with tempfile.TemporaryDirectory(prefix=f"splice-{name}-") as tmp:
-                rc, seconds = run_backend(name, a.n, a.extra, Path(tmp) if a.splice else None)
+                extra = a.extra
+                if a.splice_new:
+                    corpus = SAMPLE if name in SAMPLED else CASES
+                    new = missing(REPORTS / name, corpus)
+                    print(f"update-scoreboard: {name}: {len(new)} cases of {corpus} have no record in {REPORTS / name}")
+                    if not new:
+                        continue
+                    extra = [*a.extra, "--cases", str(subset(corpus, new, Path(tmp) / "cases"))]
+                rc, seconds = run_backend(name, a.n, extra, Path(tmp) / "report" if a.splice or a.splice_new else None)
                 timings.append(f"{name} {seconds:.0f} s (exit code {rc})")
                 if rc == 2:  # the backend could not be loaded (extra not installed): say so, keep the others
                     failed.append(f"{name} did not run (is its extra installed? pip install -e '.[{name}]')")
                     continue
-                if a.splice:
+                if a.splice or a.splice_new:
                     try:
-                        splice(REPORTS / name, Path(tmp), SAMPLE if name in SAMPLED else CASES)
+                        splice(REPORTS / name, Path(tmp) / "report", SAMPLE if name in SAMPLED else CASES)
                     except SpliceError as e:
                         failed.append(f"{name} not spliced: {e}")
                         continue

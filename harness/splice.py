@@ -2,7 +2,8 @@
 
 A change to a few operators' cases (a sharper example, a new pattern family) or to how some cases run
 needs their verdicts re-recorded, not the whole corpus re-run (tract takes 40 minutes, IREE 47). The
-selection runs into a report directory of its own against the committed baseline with
+selection (what follows `--`, or with --splice-new the cases the committed report has no record of, run
+as a corpus of their own: subset()) runs into a report directory of its own against the committed baseline with
 --update-expectations (which re-baselines only the cases it ran, and drops entries of cases the corpus no
 longer has); its records then replace the committed ones of the same cases in results.jsonl.gz, the
 records of cases gone from the corpus go, and run.json says what was spliced when. A report that does
@@ -11,7 +12,10 @@ not then hold a record for every case of the corpus says `complete: false`, as a
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import shutil
 from pathlib import Path
 
 from onnx_conformance.harness.results import RESULTS, RUN, counts, now, pack_results, read_json, read_results, write_json
@@ -35,10 +39,8 @@ def splice(report: Path, fresh: Path, corpus: Path) -> dict:
                               f"{ours.get(key)!r}: run the whole corpus instead")
     if not fresh_run.get("complete"):
         raise SpliceError(f"{fresh / RUN}: the selection's run did not finish: nothing spliced")
-    try:
-        names = set(json.loads((corpus / "index.json").read_text(encoding="utf-8"))["cases"])
-    except (OSError, ValueError, KeyError) as e:
-        raise SpliceError(f"{corpus / 'index.json'}: cannot read the corpus's case names ({e})") from None
+    index_bytes = _index_bytes(corpus)
+    names = set(_index(corpus, index_bytes)["cases"])
     new, _ = read_results(fresh / RESULTS)
     ran = {r["case"] for r in new}
     old, _ = read_results(report / RESULTS)
@@ -49,7 +51,44 @@ def splice(report: Path, fresh: Path, corpus: Path) -> dict:
     recorded = {r["case"] for r in merged}
     spliced = {"finished": fresh_run.get("finished") or now(), "cases": len(new),
                "selection": fresh_run.get("selection"), "dropped_gone": sum(1 for r in old if r["case"] not in names)}
-    run.update(corpus=fresh_run.get("corpus"), counts=counts(merged), complete=names <= recorded,
+    identity = {"path": (run.get("corpus") or {}).get("path", str(corpus)),
+                "index_sha256": hashlib.sha256(index_bytes).hexdigest(), "cases": len(names)}
+    run.update(corpus=identity, counts=counts(merged), complete=names <= recorded,
                spliced=[*run.get("spliced", []), spliced])
     write_json(report / RUN, run)
     return run
+
+
+def missing(report: Path, corpus: Path) -> list[str]:
+    """The corpus's cases the committed report has no record of (new cases), in name order."""
+    recorded = {r["case"] for r in read_results(report / RESULTS)[0]}
+    return sorted(set(_index(corpus)["cases"]) - recorded)
+
+
+def subset(corpus: Path, names: list[str], out: Path) -> Path:
+    """A corpus at `out` of `names` alone: their index entries, and their folders hard-linked from `corpus`
+    (the runner's safety checks refuse a case folder reached through a symlink out of its corpus)."""
+    index = _index(corpus)
+    if out.exists():
+        shutil.rmtree(out)
+    for name in names:
+        entry = index["cases"][name]
+        where = "graph" if entry.get("form") else "node"
+        shutil.copytree(corpus / where / name, out / where / name, copy_function=os.link)
+    small = dict(index, cases={n: index["cases"][n] for n in names})
+    (out / "index.json").write_text(json.dumps(small, sort_keys=True) + "\n", encoding="utf-8")
+    return out
+
+
+def _index_bytes(corpus: Path) -> bytes:
+    try:
+        return (corpus / "index.json").read_bytes()
+    except OSError as e:
+        raise SpliceError(f"{corpus / 'index.json'}: cannot read the corpus's index ({e.strerror})") from None
+
+
+def _index(corpus: Path, data: bytes | None = None) -> dict:
+    try:
+        return json.loads(data if data is not None else _index_bytes(corpus))
+    except ValueError as e:
+        raise SpliceError(f"{corpus / 'index.json'}: not JSON ({e})") from None
