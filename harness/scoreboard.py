@@ -69,10 +69,15 @@ def sample_cells(cases: Path, out: Path) -> int:
 
 def run_backend(name: str, workers: str, extra: list[str], into: Path | None = None) -> tuple[int, float]:
     """One run-conformance over the corpus (or its cell sample), its baseline rewritten; (exit code, seconds).
-    `into`: the report directory, where not the committed one (a selection to splice)."""
+    `into`: the report directory, where not the committed one (a selection to splice): the run then
+    rewrites a copy of the baseline there, which splice() merges back."""
     report = REPORTS / name
+    expectations = report / "expectations.txt"
+    if into is not None:
+        into.mkdir(parents=True, exist_ok=True)
+        expectations = Path(shutil.copy(expectations, into / "expectations.txt"))
     cmd = [sys.executable, "-m", "onnx_conformance.harness.cli", "--backend", name, "--report-dir",
-           str(into or report), "--expectations", str(report / "expectations.txt"), "--update-expectations", "-q", "-rN"]
+           str(into or report), "--expectations", str(expectations), "--update-expectations", "-q", "-rN"]
     if name in SAMPLED:
         n = sample_cells(CASES, SAMPLE)
         print(f"update-scoreboard: {name} runs one case per cell ({n} cases in {SAMPLE}): {SAMPLED[name]}")

@@ -18,7 +18,11 @@ import os
 import shutil
 from pathlib import Path
 
+from onnx_conformance.harness.expectations import ExpectationsError, dump, load
 from onnx_conformance.harness.results import RESULTS, RUN, counts, now, pack_results, read_json, read_results, write_json
+
+
+BASELINE = "expectations.txt"
 
 
 class SpliceError(Exception):
@@ -48,6 +52,14 @@ def splice(report: Path, fresh: Path, corpus: Path) -> dict:
     plain = report / RESULTS
     plain.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in merged), encoding="utf-8")
     pack_results(plain)
+    # the baseline: the committed entries, but the rerun cases' from the run's copy, and none of a case gone
+    try:
+        committed, rerun = load(report / BASELINE), load(fresh / BASELINE)
+    except ExpectationsError as e:
+        raise SpliceError(str(e)) from None
+    entries = {c: e for c, e in committed.items() if c not in ran and c in names}
+    entries.update((c, e) for c, e in rerun.items() if c in ran)
+    (report / BASELINE).write_text(dump(dict(sorted(entries.items()))), encoding="utf-8")
     recorded = {r["case"] for r in merged}
     spliced = {"finished": fresh_run.get("finished") or now(), "cases": len(new),
                "selection": fresh_run.get("selection"), "dropped_gone": sum(1 for r in old if r["case"] not in names)}
