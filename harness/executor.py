@@ -11,6 +11,7 @@ import select
 import signal
 import tempfile
 import time
+from typing import NamedTuple
 
 from onnx_conformance.harness import case_files
 # What the child runs (executor_child.serve); the verdict on each case is verdict.run_case's. Here,
@@ -18,7 +19,7 @@ from onnx_conformance.harness import case_files
 # becomes. The child's stage (verdict.IDLE, LOAD, ...) sits in shared memory this side reads.
 from onnx_conformance.harness.executor_child import TAIL_BYTES, last_lines, memory_detail, serve
 from onnx_conformance.harness.results import measured_result, new_result
-from onnx_conformance.harness.statuses import CRASH, ERROR, TIMEOUT
+from onnx_conformance.harness.statuses import CRASH, ERROR, RERUN, TIMEOUT
 from onnx_conformance.harness.verdict import DETAIL_LIMIT, IDLE, STAGE_NAMES, run_case  # noqa: F401 - run_case, DETAIL_LIMIT: read from here too
 
 GRACE_SECONDS = 0.5
@@ -30,6 +31,15 @@ def _message(case) -> dict:
     """What travels to the child for a case: a corpus.Case's fields (a shallow copy: pickling
     copies the rest, where Case.as_message's asdict deep-copies every case twice), or a dict."""
     return dict(vars(case)) if hasattr(case, "as_message") else dict(case)
+
+
+class Earlier(NamedTuple):
+    """The cases a process ran before a given one: how many, the first, the last, and which process."""
+
+    count: int
+    first: str
+    previous: str
+    process: tuple
 
 
 class BackendUnavailable(Exception):
@@ -75,7 +85,13 @@ class Executor:
         self._poller = None  # select.poll on _conn: an answer waiting, without a selector per look
         self._stage = None
         self._working = None  # which case the child is on, counted in answers (serve's `sent`)
-        self._answered = 0  # answers taken in from this child
+        self._answered = 0  # answers taken in from this child: the cases it ran, each before the next
+        self._first = self._previous = None  # the names of the first and the last of them
+        # With `remember` (--confirm): {case: Earlier} for each case answered with a status a rerun may not
+        # repeat (statuses.RERUN) after at least one other; harness/confirm.py takes each out (earlier_than).
+        self.remember = False
+        self._earlier: dict[str, Earlier] = {}
+        self._launches = 0  # children started: with id(self), which process ran a case
         self._tail: _Tail | None = None  # the child's stdout/stderr, for its last words
         self._stopped = False
         self._inbox, self._at, self._closed = bytearray(), 0, False
@@ -104,6 +120,8 @@ class Executor:
         self._stage = ctx.RawValue("b", IDLE)
         self._working = ctx.RawValue("q", 0)
         self._answered = 0
+        self._first = self._previous = None
+        self._launches += 1
         mark = ctx.RawValue("q", 0)
         if self._tail is not None:
             self._tail.close()
@@ -222,10 +240,11 @@ class Executor:
                     out.append(self._lost(answered=False))
                 break
             message = self.pending.popleft()
-            self._answered += 1
             self._since = time.monotonic()
             values, exiting = answer  # exiting: the parent waits for this process, not sends it more
-            out.append((message, measured_result(message, values)))
+            result = measured_result(message, values)
+            self._ran(message, result)
+            out.append((message, result))
             if exiting:
                 out += self._restart(list(self.pending), wait=True)
                 break
@@ -276,6 +295,25 @@ class Executor:
                 self._at = 0
         return message
 
+    def _ran(self, message: dict, result: dict) -> None:
+        """A case this child answered: counted, and what ran before it kept where --confirm may ask."""
+        name = message["name"]
+        if self._answered:
+            if self.remember and result["status"] in RERUN:
+                self._earlier[name] = self._before()
+        else:
+            self._first = name
+        self._previous = name
+        self._answered += 1
+
+    def _before(self) -> Earlier:
+        return Earlier(self._answered, self._first, self._previous, (id(self), self._launches))
+
+    def earlier_than(self, name: str) -> Earlier | None:
+        """What ran before a case this executor answered with a failing status after other cases
+        (`remember`), taken out; None otherwise, as for a case its process ran first: alone."""
+        return self._earlier.pop(name, None)
+
     def run(self, case) -> dict:
         """The result of one case (a corpus.Case); crash and timeout are results, not raises."""
         self.submit([case])
@@ -298,6 +336,8 @@ class Executor:
         message = self.pending[at]
         del self.pending[at]
         rest = list(self.pending)
+        if self.remember and self._answered:
+            self._earlier[message["name"]] = self._before()
         self.pending.clear()
         seconds = time.monotonic() - self._since
         where = STAGE_NAMES.get(self._stage.value)

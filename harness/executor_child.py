@@ -14,7 +14,7 @@ import signal
 import sys
 import time
 
-from onnx_conformance.harness import case_files, safety, verdict
+from onnx_conformance.harness import case_files, opset_ceiling, safety, verdict
 from onnx_conformance.harness.results import MEASURED, new_result, plain
 from onnx_conformance.harness.statuses import CRASH, ERROR
 from onnx_conformance.harness.verdict import IDLE, LOAD, STAGE_NAMES, declined, describe, one_line, run_case
@@ -82,11 +82,16 @@ def serve(conn, backend: str, options: dict, stage, log, memory_limit: int | Non
     if memory_limit:
         _limit_memory(memory_limit)
     verdict.LIMITS = case_files.limits_for(memory_limit)
+    options = dict(options)
+    requested = options.pop(opset_ceiling.OPTION, None)  # --opset: the run's, not the adapter's
+    verdict.OPSET = int(requested) if requested is not None else None
     try:
         from onnx_conformance.harness.backends import registry
 
-        adapter = registry.load(backend, dict(options))
+        adapter = registry.load(backend, options)
         info = {"name": getattr(adapter, "name", backend), "version": str(adapter.version)}
+        # for run.json's opset ceiling (opset_ceiling.ceiling): the adapter's declared maximum
+        info["opset_maximum"] = opset_ceiling.maximum(getattr(adapter, "capabilities", None))
     except Exception as e:
         not_found = type(e).__name__ == "BackendNotFound"
         conn.send(("failed", one_line(str(e)) if not_found else
@@ -114,6 +119,7 @@ def serve(conn, backend: str, options: dict, stage, log, memory_limit: int | Non
             for stream in (sys.stdout, sys.stderr):
                 if stream is not None:
                     stream.flush()
+            opset_ceiling.remove_written()
             os._exit(0)
         # One case, or a batch of them answered one result each, in order (Executor.submit).
         batch = message if isinstance(message, list) else [message]
@@ -169,8 +175,9 @@ def _answer(conn, adapter, case: dict, stage, memory_limit: int | None, mark=Non
     # rebuilds the same result in Executor.collect), and whether this process ends after it.
     values = tuple([v if type(v) in _PLAIN or (type(v) is float and math.isfinite(v)) else plain(v)
                     for v in map(result.get, MEASURED)])
-    if said:
-        values += ({"stderr": said},)  # results.OPTIONAL_MEASURED, after MEASURED's values
+    ran_opset = result.get("ran_opset")
+    if said or ran_opset:  # results.OPTIONAL_MEASURED, after MEASURED's values
+        values += ({k: v for k, v in (("stderr", said), ("ran_opset", ran_opset)) if v},)
     try:
         data = marshal.dumps((values, out_of_memory))
     except ValueError:  # a value plain() left as it was, which marshal cannot write: its text

@@ -2,7 +2,8 @@
 
 The file (deqp-runner style) has one line per case, `case_name,status,reason`; `#` starts a
 comment line. `status` is one of the status words; `skip` entries are not run at all (a case
-known to hang or to take the machine down); a `flaky` entry accepts whatever the case does.
+known to hang or to take the machine down); a `flaky` entry accepts whatever the case does. An
+`order-dependent` case is graded by the status it got alone (statuses.graded), so no entry names that status.
 The reason is free text and may hold commas.
 
 Exit codes of run-conformance:
@@ -59,6 +60,10 @@ def load(path: Path) -> dict[str, Expectation]:
         if status not in STATUSES:
             raise ExpectationsError(
                 f"{path}:{number}: status {status!r} is not one of {', '.join(STATUSES)}")
+        if BY_WORD[status].graded_alone:
+            raise ExpectationsError(
+                f"{path}:{number}: {status!r} is never an entry: the gate grades such a case by its status "
+                f"alone (its result's 'alone'); list that status")
         if case in entries:
             raise ExpectationsError(f"{path}:{number}: {case} is listed twice")
         entries[case] = Expectation(case, status, parts[2] if len(parts) > 2 else "")
@@ -84,8 +89,9 @@ def updated(results: list[dict], previous: dict[str, Expectation],
     entries = {c: e for c, e in previous.items()
                if (c not in ran or _judged(e)) and (corpus is None or c in corpus)}
     for r in results:
-        if r["status"] != PASS and not _judged(entries.get(r["case"])):
-            entries[r["case"]] = Expectation(r["case"], r["status"], r.get("detail") or "")
+        status = statuses.graded(r)  # an order-dependent case: the status it got alone
+        if status != PASS and not _judged(entries.get(r["case"])):
+            entries[r["case"]] = Expectation(r["case"], status, r.get("detail") or "")
     return entries
 
 
@@ -142,7 +148,7 @@ def evaluate(results: list[dict], expectations: dict[str, Expectation] | None,
     unlisted_ok = accepted(expectations, strict)
     changes: dict[tuple[str, str], int] = {}
     for r in sorted(results, key=lambda r: r["case"]):
-        case, got, detail = r["case"], r["status"], r.get("detail")
+        case, got, detail = r["case"], statuses.graded(r), r.get("detail")
         why = f" ({detail})" if detail else ""
         entry = expectations.get(case) if expectations is not None else None
         if entry is None:

@@ -10,6 +10,7 @@ import pytest
 
 from onnx_conformance.harness.corpus import Case
 from onnx_conformance.harness.fastpath import new_item, plain_item
+from onnx_conformance.harness.results import OPTIONAL_MEASURED
 
 PLUGIN_NAME = "conformance"
 # The user_property that carries a result from an xdist worker to the controller (junit.xml,
@@ -17,7 +18,7 @@ PLUGIN_NAME = "conformance"
 PROPERTY = "conformance"
 # What the controller cannot rebuild from its own copy of the corpus, so the only fields carried.
 CARRIED = ("status", "stage", "detail", "max_abs_err", "max_rel_err", "max_ulp", "mismatches",
-           "first_bad_index", "seconds", "stderr")
+           "first_bad_index", "seconds", *OPTIONAL_MEASURED)
 
 
 class CaseFailed(Exception):

@@ -17,7 +17,7 @@ def build_matrix(results: list[dict], run_info: dict) -> dict:
     groups = _grouped_cases(results)
     rows: dict[tuple, dict] = {}
     columns: set[str] = set()
-    for (domain, op, form, since, dtype, types, status), n in groups.items():
+    for (domain, op, form, since, dtype, types, status, at, lowered), n in groups.items():
         for param, cell_type in _cells(dtype, types):
             columns.add(cell_type)
             key = (domain, op, form, since, param)
@@ -27,6 +27,10 @@ def build_matrix(results: list[dict], run_info: dict) -> dict:
                                    "family": family_of(op, domain, form), "cells": {}}
             cell = row["cells"].setdefault(cell_type, {"counts": {}})
             cell["counts"][status] = cell["counts"].get(status, 0) + n
+            if at is not None:
+                cell.setdefault("ran_at", set()).add(at)
+            if lowered:
+                cell["lowered"] = cell.get("lowered", 0) + n
     for row in rows.values():
         # Cells and counts in a fixed order (the spec's types, then severity), whatever order results came in.
         row["cells"] = {c: row["cells"][c] for c in sorted(row["cells"], key=column_key)}
@@ -35,6 +39,10 @@ def build_matrix(results: list[dict], run_info: dict) -> dict:
             cell["total"] = sum(cell["counts"].values())
             cell["passed"] = cell["counts"].get("pass", 0)
             cell["worst"] = _worst(cell["counts"])
+            # which opsets the cell's cases ran at, where any ran below its own (harness/opset_ceiling.py)
+            opsets = cell.pop("ran_at", ())
+            if cell.get("lowered"):
+                cell["ran_at"] = sorted(opsets)
         row["worst"] = _worst({c["worst"]: 1 for c in row["cells"].values()})
     ordered = [rows[k] for k in sorted(rows, key=_row_key)]
     return {
@@ -46,21 +54,24 @@ def build_matrix(results: list[dict], run_info: dict) -> dict:
         "rows": ordered,
         "families": _families(groups, ordered),
         "failures": [
-            {k: r.get(k) for k in ("case", "status", "stage", "detail", "op", "since_version", "dtype")}
+            {k: r.get(k) for k in ("case", "status", "stage", "detail", "op", "since_version", "dtype", "ran_opset")
+             if k != "ran_opset" or r.get(k)}
             for r in failing_results(results)
         ],
     }
 
 
 def _grouped_cases(results: list[dict]) -> dict[tuple, int]:
-    """{(domain, op, form, since_version, dtype, the type binding's items, status): how many cases}: a
-    whole corpus's 86,000 results fall into a few thousand such groups, which the matrix is then
-    built from (each case's cells worked out once per group, not once per case)."""
+    """{(domain, op, form, since_version, dtype, the type binding's items, status, the opset it ran at, whether
+    below its own): how many cases}: a whole corpus's 86,000 results fall into a few thousand such groups,
+    which the matrix is then built from (each case's cells worked out once per group, not once per case)."""
     groups: dict[tuple, int] = {}
     for r in results:
         types = r.get("types")
+        lowered = r.get("ran_opset")
         key = (r.get("domain") or "", r.get("op") or "(none)", r.get("form"), r.get("since_version"),
-               r.get("dtype") or NO_DTYPE, tuple(types.items()) if types else (), r.get("status") or "error")
+               r.get("dtype") or NO_DTYPE, tuple(types.items()) if types else (), r.get("status") or "error",
+               lowered or r.get("opset"), bool(lowered))
         groups[key] = groups.get(key, 0) + 1
     return groups
 
@@ -68,7 +79,7 @@ def _grouped_cases(results: list[dict]) -> dict[tuple, int]:
 def _count_by(groups: dict[tuple, int], part) -> dict[Any, dict[str, int]]:
     """{part(domain, op, form): {status: cases}} from _grouped_cases' groups."""
     out: dict[Any, dict[str, int]] = {}
-    for (domain, op, form, _, _, _, status), n in groups.items():
+    for (domain, op, form, _, _, _, status, _, _), n in groups.items():
         counts = out.setdefault(part(domain, op, form), {})
         counts[status] = counts.get(status, 0) + n
     return out
@@ -175,11 +186,29 @@ def run_facts(run: dict) -> list[tuple[str, str]]:
         ("corpus", corpus.get("path")),
         ("corpus index sha256", corpus.get("index_sha256")),
         ("cases in corpus", corpus.get("cases")),
+        ("opset ceiling", ceiling_text(run.get("opset"))),
         ("started", run.get("started")),
         ("finished", run.get("finished")),
         ("complete", None if run.get("complete") is None else ("yes" if run.get("complete") else "NO")),
     ]
     return [(k, str(v)) for k, v in facts if v not in (None, "")]
+
+
+def ceiling_text(opset) -> str | None:
+    """run.json's `opset` in words: '26, the backend's maximum; 15279 cases above it ran at it'."""
+    if not isinstance(opset, dict) or opset.get("ceiling") is None:
+        return None
+    ceiling = opset["ceiling"]
+    why = f"--opset {ceiling}" if opset.get("requested") == ceiling else "the backend's maximum"
+    lowered = opset.get("cases_lowered")
+    ran = "" if lowered is None else f"; {plural(lowered, 'case')} above it ran at it"
+    return f"{ceiling}, {why}{ran}"
+
+
+def ran_at_text(cell: dict) -> str | None:
+    """The opsets a cell's cases ran at, where any ran below its own opset: 'opset 13, 26'."""
+    opsets = cell.get("ran_at")
+    return "opset " + ", ".join(map(str, opsets)) if opsets else None
 
 
 def selection_text(selection: dict) -> str:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import html
 
-from onnx_conformance.harness.matrix import incomplete_note, one_line, plural, rank, run_facts, version_label
+from onnx_conformance.harness.matrix import (incomplete_note, one_line, plural, rank, ran_at_text, run_facts,
+                                             version_label)
 from onnx_conformance.harness.statuses import COLOUR, SEVERITY
 
 
@@ -35,7 +36,8 @@ def render_html(matrix: dict) -> str:
     ) + f' <span class="total">{matrix["total"]} cases</span></p>')
     out.append('<p class="legend">One section per operator family, open when it has a cell not all passing. '
                "Each cell: cases passed / cases run, coloured by the worst status among them "
-               "(hover one not all passing for the breakdown). Severity: " + " &gt; ".join(
+               "(hover one not all passing for the breakdown; one underlined dotted had cases run below their "
+               "own opset, at the opset ceiling: hover it for the opsets its cases ran at). Severity: " + " &gt; ".join(
                    f'<span class="badge s-{s}">{s}</span>' for s in SEVERITY) + ".</p>")
 
     for family in matrix["families"]:
@@ -47,9 +49,10 @@ def render_html(matrix: dict) -> str:
         out.append('<table class="failures"><thead><tr>'
                    "<th>status</th><th>stage</th><th>case</th><th>reason</th></tr></thead><tbody>")
         for f in failures:
+            at = f" (at opset {f['ran_opset']})" if f.get("ran_opset") else ""
             out.append(
                 f'<tr><td class="s-{esc(f["status"])}">{esc(f["status"])}</td><td>{esc(f.get("stage") or "")}</td>'
-                f'<td class="case">{esc(str(f["case"]))}</td><td>{esc(one_line(f.get("detail")))}</td></tr>'
+                f'<td class="case">{esc(str(f["case"]) + at)}</td><td>{esc(one_line(f.get("detail")))}</td></tr>'
             )
         out.append("</tbody></table>")
     else:
@@ -77,16 +80,22 @@ def _html_family(family: dict, rows: list[dict]) -> list[str]:
                  f'<td class="since">{esc(_since_label(row))}</td>']
         for c in family["columns"]:
             cell = row["cells"].get(c)
+            at = ran_at_text(cell) if cell else None
             if not cell:
                 cells.append("<td></td>")  # the stylesheet greys an empty cell
+            elif at and list(cell["counts"]) == ["pass"]:
+                tip = f"{version_label(row)} {c}: ran at {at}"
+                cells.append(f'<td class="s-pass at" title="{esc(tip)}">{cell["passed"]}/{cell["total"]}</td>')
             elif list(cell["counts"]) == ["pass"]:
                 # Nothing to break down; leaving the title out keeps the whole corpus's page small.
                 cells.append(f'<td class="s-pass">{cell["passed"]}/{cell["total"]}</td>')
             else:
                 by_severity = sorted(cell["counts"].items(), key=lambda kv: rank(kv[0]))
                 tip = f"{version_label(row)} {c}: " + ", ".join(f"{n} {s}" for s, n in by_severity)
+                tip += f"; ran at {at}" if at else ""
+                cls = " at" if at else ""
                 cells.append(
-                    f'<td class="s-{esc(cell["worst"])}" title="{esc(tip)}">{cell["passed"]}/{cell["total"]}</td>'
+                    f'<td class="s-{esc(cell["worst"])}{cls}" title="{esc(tip)}">{cell["passed"]}/{cell["total"]}</td>'
                 )
         out.append("".join(cells) + "</tr>")
     out.append("</tbody></table></div></details>")
@@ -121,6 +130,7 @@ def _css() -> str:
         ".matrix th.dt span{writing-mode:vertical-rl;transform:rotate(180deg);font-weight:normal}"
         ".matrix th.op{position:sticky;left:0;background:#f5f5f5;text-align:left;z-index:1}"
         ".matrix thead th.op{z-index:3}"
+        ".matrix td.at{text-decoration:underline dotted}"
         ".matrix td.since{color:#555;background:#fafafa}.matrix td:empty{background:#fafafa}"
         "details.family{margin:.4em 0;border:1px solid #ddd;border-radius:4px;padding:.2em .5em}"
         "details.family>summary{cursor:pointer;padding:.2em 0}details.family .fam{color:#555;margin:0 .6em}"

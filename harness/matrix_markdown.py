@@ -4,8 +4,8 @@ saying how much and where the rest is)."""
 from __future__ import annotations
 
 from onnx_conformance.harness.families import family_key
-from onnx_conformance.harness.matrix import (grouped_failures, incomplete_note, one_line, plural, rank, run_facts,
-                                             version_label)
+from onnx_conformance.harness.matrix import (grouped_failures, incomplete_note, one_line, plural, rank, ran_at_text,
+                                             run_facts, version_label)
 from onnx_conformance.harness.statuses import FAILING, MARK, SEVERITY
 
 # GitHub rejects comments over 65,536 characters; counting UTF-8 bytes keeps under that limit however
@@ -36,8 +36,8 @@ def render_markdown(matrix: dict, full_report: str = "matrix.html") -> str:
     if not problems:
         text = "\n".join([*head, "Every cell passes.", "", *_markdown_failures(matrix)]) + "\n"
         return text if _size(text) <= MARKDOWN_BUDGET else _hard_cut(text, full_report)
-    head += ["Each cell: type, the worst status's mark, passed/total. Marks: "
-             + " ".join(f"{m} {s}" for s, m in MARK.items()), ""]
+    head += ["Each cell: type, the worst status's mark, passed/total (and the opsets its cases ran at, where any "
+             "ran below its own: the opset ceiling above). Marks: " + " ".join(f"{m} {s}" for s, m in MARK.items()), ""]
     where = f"matrix.html has them all: `{full_report}`"
     n_failing = sum(1 for r in problems if _failing_cells(r))
     notes = {
@@ -143,7 +143,7 @@ def _markdown_cells(matrix: dict, level: str, keep: set[int] | None = None) -> l
                 not_shown += 1
                 continue
             named = [c for c in row["cells"].items() if c[1]["worst"] != "pass"] if level == "cells" else failing
-            parts = [f"{_md(c)} {MARK.get(cell['worst'], '?')} {cell['passed']}/{cell['total']}"
+            parts = [f"{_md(c)} {MARK.get(cell['worst'], '?')} {cell['passed']}/{cell['total']}{_ran_at(cell)}"
                      for c, cell in named]
             if level != "cells":
                 others: dict[str, int] = {}
@@ -179,14 +179,20 @@ def _markdown_failures(matrix: dict, limit: int = MARKDOWN_FAILURES) -> list[str
     for f, n in groups[:limit]:
         stage = f" ({f['stage']})" if f.get("stage") else ""
         also = f" and {n - 1} more" if n > 1 else ""
+        at = f" at opset {f['ran_opset']}" if f.get("ran_opset") else ""
         lines.append(
-            f"- {MARK.get(f['status'], '?')} **{f['status']}**{stage} `{f['case']}`{also}: "
+            f"- {MARK.get(f['status'], '?')} **{f['status']}**{stage} `{f['case']}`{at}{also}: "
             f"{_md(one_line(f.get('detail'), 240))}"
         )
     if len(groups) > limit:
         rest = sum(n for _, n in groups[limit:])
         lines.append(f"- … and {rest} more in matrix.html")
     return [*lines, "", "</details>"]
+
+
+def _ran_at(cell: dict) -> str:
+    text = ran_at_text(cell)
+    return f" ({text})" if text else ""
 
 
 def _md(text: str) -> str:

@@ -24,7 +24,7 @@ from onnx_conformance import harness
 from onnx_conformance.harness import expectations as baseline
 from onnx_conformance.harness.matrix import selection_text
 from onnx_conformance.harness.reports import write_matrices
-from onnx_conformance.harness.results import (RESULTS, RUN, FIELDS, OPTIONAL_FACTS, counts, now, plain, read_json, read_results,
+from onnx_conformance.harness.results import (RESULTS, RUN, FIELDS, OPTIONAL_FACTS, OPTIONAL_MEASURED, counts, now, plain, read_json, read_results,
                              write_json)
 from onnx_conformance.harness.shard import names_sha256
 
@@ -173,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     by_case = {}
     for r in results:  # a duplicated case is an error above; its first record is kept
         kept = {k: plain(r.get(k)) for k in FIELDS}
-        kept.update({k: r[k] for k in OPTIONAL_FACTS if r.get(k)})
+        kept.update({k: r[k] for k in (*OPTIONAL_FACTS, *OPTIONAL_MEASURED) if r.get(k) is not None})
         by_case.setdefault(r["case"], kept)
     results = list(by_case.values())
     try:

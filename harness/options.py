@@ -83,6 +83,12 @@ def _memory_limit(text: str) -> int | None:
         raise OptionError(f"--memory-limit: {e}") from None
 
 
+def _opset(n: int | None) -> int | None:
+    if n is not None and n < 1:
+        raise OptionError(f"--opset must be an ai.onnx opset, 1 or more, got {n}")
+    return n
+
+
 def _shard(text: str | None) -> tuple[int, int] | None:
     from onnx_conformance.harness import shard
 
@@ -90,6 +96,14 @@ def _shard(text: str | None) -> tuple[int, int] | None:
         return shard.parse(text) if text else None
     except shard.ShardError as e:
         raise OptionError(str(e)) from None
+
+
+def _confirm(mode: str) -> str:
+    from onnx_conformance.harness.confirm import MODES
+
+    if mode not in MODES:
+        raise OptionError(f"--confirm wants one of {', '.join(MODES)}, got {mode!r}")
+    return mode
 
 
 def _reruns(n: int | None) -> int:
@@ -107,7 +121,8 @@ OPTIONS: tuple[Option, ...] = (
            help="passed to the adapter; repeatable"),
     Option("--cases", "cases", metavar="DIR",
            help="corpus: DIR/node/<case>/ or DIR/<case>/ (any folder with a model.onnx); "
-                "default: the project's cases/, generated first if missing"),
+                "default: the project's cases/ in a checkout, else the user's cached corpus (README "
+                "'Using it without cloning'), generated first if missing"),
     Option("--report-dir", "report_dir", metavar="DIR", help="default reports/<backend>/"),
     Option("-n", "workers", metavar="N", check=_workers,
            help="executor processes running cases side by side (a number, or 'auto' for one "
@@ -128,6 +143,10 @@ OPTIONS: tuple[Option, ...] = (
     Option("--memory-limit", "memory_limit", metavar="SIZE", default="4G", check=_memory_limit,
            help="memory each executor process may use (4G, 512M; 0 for no limit); a "
                 "backend that runs out is a crash of its case; default 4G"),
+    Option("--opset", "opset", metavar="N", type=int, check=_opset,
+           help="run every case above ai.onnx opset N at N where its operators' versions are in force "
+                "there, as a release that supports up to N would load it (the rest: unsupported); "
+                "default: the backend's declared maximum"),
     Option("--op", "op", metavar="NAME", action="append",
            help="only the cases of this operator (repeatable), by the index's operator name"),
     Option("--shard", "shard", metavar="K/N", check=_shard,
@@ -138,6 +157,11 @@ OPTIONS: tuple[Option, ...] = (
     Option("--rerun-failures", "rerun_failures", metavar="N", type=int, default=0, check=_reruns,
            help="rerun a failing case up to N times; a case whose status changes is "
                 "'flaky' (never 'pass')"),
+    Option("--confirm", "confirm", metavar="WHICH", default="unexpected", check=_confirm,
+           help="run a failing case again alone in a fresh executor, and after only the case before it: a "
+                "status that differs is 'order-dependent', naming that case. unexpected (default): what the "
+                "baseline does not expect, or with no baseline a crash; all: every fail, error, crash and "
+                "timeout; off"),
     Option("--plain-pytest", "plain_pytest", action="store_true",
            help="run and report each case by pytest's own protocol and hooks, without the runner's "
                 "shortcuts into pytest's internals (harness/fastpath.py): slower, the same results"),
@@ -251,10 +275,12 @@ class Settings:
     strict: bool
     resume: bool
     memory_limit: int | None
+    opset: int | None
     op: list[str]
     shard: tuple[int, int] | None
     shard_durations: str | None
     rerun_failures: int
+    confirm: str
     plain_pytest: bool
     check_adapter: bool
     list_backends: bool

@@ -33,8 +33,11 @@ OPTIONAL_FACTS = ("form",)
 MEASURED = tuple(f for f in FIELDS if f not in FACTS)
 # What a result carries only where running it measured one, after `seconds`: `stderr`, the last lines the
 # backend wrote (its stderr and stdout, one file in the order written) during a case that ended in error,
-# crash or timeout. A passing case has none, so its record is as it was.
-OPTIONAL_MEASURED = ("stderr",)
+# crash or timeout; `ran_opset`, the ai.onnx opset a case above the run's ceiling ran at (harness/opset_ceiling.py),
+# where it differs from the case's own. A passing case at its own opset has neither, so its record is as it was.
+# An order-dependent case's (harness/confirm.py): `alone`, its status in a fresh executor, and `after`, the case
+# it depends on, where named.
+OPTIONAL_MEASURED = ("stderr", "ran_opset", "alone", "after")
 RESULTS = "results.jsonl"
 # One encoder for every line: json.dumps builds a new one per call when given any option.
 _encode = json.JSONEncoder(ensure_ascii=False).encode

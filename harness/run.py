@@ -16,7 +16,8 @@ from typing import Callable
 
 from onnx_conformance import harness
 from onnx_conformance.harness import expectations as baseline
-from onnx_conformance.harness import options, shard
+from onnx_conformance.harness import opset_ceiling, options, shard
+from onnx_conformance.harness.confirm import OFF, Confirmer
 from onnx_conformance.harness.corpus import Case, CorpusError, read_corpus
 from onnx_conformance.harness.dispatch import Dispatch
 from onnx_conformance.harness.executor import BackendUnavailable, Executor
@@ -29,6 +30,7 @@ from onnx_conformance.harness.reports import write_matrices
 from onnx_conformance.harness.rerun import with_reruns
 from onnx_conformance.harness.results import (RESULTS, RUN, ResultsLog, counts, now, platform_info, read_json,
                                               report_dir_for, write_json)
+from onnx_conformance.harness.statuses import CRASH, TIMEOUT
 
 # Written only when a run ends; removed when one starts, so none outlives the run it describes.
 STALE_REPORTS = ("matrix.json", "matrix.md", "matrix.html", JUNIT)
@@ -52,6 +54,8 @@ class Run:
         self.expectations_path = settings.expectations
         self.is_worker = is_worker  # an xdist worker: runs its items, records nothing
         self.memory_limit = settings.memory_limit
+        self.opset = settings.opset  # --opset N; None: the backend's maximum (harness/opset_ceiling.py)
+        self.ceiling: int | None = None  # the opset a case above it runs at, once the backend said its maximum
         self.cases: dict[str, Case] = {}
         self.expectations: dict[str, baseline.Expectation] | None = None
         self.executor: Executor | None = None
@@ -63,6 +67,7 @@ class Run:
         self.verdict: baseline.Verdict | None = None
         self.warnings: list[str] = []
         self.reruns = settings.rerun_failures
+        self.confirmer: Confirmer | None = None  # --confirm, once the baseline is read
         self.shard = settings.shard
         self.selected: set[str] | None = None  # this shard's cases; None = every case
         self.picked: dict = {}  # what pytest's own options select (-k, -m, node ids, ...), for run.json
@@ -129,6 +134,11 @@ class Run:
                 self.grader.expectations = self.expectations
             except ExpectationsError as e:
                 raise SetupError(str(e)) from None
+        if self.settings.confirm != OFF:
+            # A baseline that --update-expectations is about to write for the first time expects nothing yet.
+            writing_new = self.settings.update_expectations and not Path(self.expectations_path).exists()
+            self.confirmer = Confirmer(self.settings.confirm, lambda: self._new_executor(remember=False),
+                                       self.cases, None if writing_new else self.expectations)
         if self.is_worker:
             self.done = set(told_done)
             return
@@ -155,6 +165,7 @@ class Run:
             # that the backend loads.
             self._close_launched()
             self.executor = None
+            self.confirmer = None  # the workers confirm their own cases, and record nothing
         started = now()
         self.run_info = {
             "backend": {"requested": self.backend, "name": info["name"],
@@ -175,7 +186,13 @@ class Run:
             "exit_code": None,
             "argv": [shown(a) for a in argv],
             "rerun_failures": self.reruns,
+            "confirm": {"mode": self.settings.confirm},
         }
+        maximum = info.get("opset_maximum")
+        top = opset_ceiling.ceiling(maximum, self.opset)
+        self.ceiling = top.opset if top is not None else None
+        # The ceiling cases above it ran at: the backend's declared maximum, or --opset below it.
+        self.run_info["opset"] = {"ceiling": self.ceiling, "backend_maximum": maximum, "requested": self.opset}
         # What was selected, as the arguments that selected it; how many cases and their names' digest
         # come when the run ends (selection_record), not the names: a shard's run.json stays small.
         self.run_info["selection"] = self._selection_args()
@@ -241,6 +258,9 @@ class Run:
         if (was_shard.get("index"), was_shard.get("total")) != (self.shard or (None, None)):
             raise SetupError(f"cannot {resume}: {self.report_dir} holds a run of a "
                              f"different {self.flag('shard')}; start a fresh run")
+        if (previous.get("opset") or {}).get("requested") != self.opset:
+            raise SetupError(f"cannot {resume}: {self.report_dir} holds a run at another "
+                             f"{self.flag('opset')}; start a fresh run")
         old_hash = previous.get("corpus", {}).get("index_sha256")
         if old_hash != index_hash:
             raise SetupError(
@@ -275,6 +295,15 @@ class Run:
                 self.executor = self._new_executor()
             executor = self.executor
             result = with_reruns(executor.run, case, executor.run(case), self.reruns)
+        if result["status"] in (CRASH, TIMEOUT) and self.ceiling is not None and (case.opset or 0) > self.ceiling \
+                and case.domain in opset_ceiling.AI_ONNX:
+            # answered by the executor, not the child that ran it: a case above the ceiling that got as far
+            # as running had passed the rule, so it ran at the ceiling
+            result["ran_opset"] = self.ceiling
+        if self.confirmer is not None:
+            executors = self.dispatch.executors if self.dispatch is not None else [self.executor]
+            earlier = next(filter(None, (e.earlier_than(case.name) for e in executors)), None)
+            result = self.confirmer.check(case, result, earlier)
         detail = result.get("detail")
         if detail and case.path in detail:
             # A backend quoting the model's path names no checkout in a report. Only the case's
@@ -282,8 +311,12 @@ class Run:
             result["detail"] = detail.replace(case.path, shown(case.path))
         return result
 
-    def _new_executor(self) -> Executor:
-        return Executor(self.backend, self.options, self.timeout, memory_limit=self.memory_limit)
+    def _new_executor(self, remember: bool = True) -> Executor:
+        """An executor, not yet started; `remember`: it keeps what ran before each failing case, for --confirm."""
+        options = self.options if self.opset is None else {**self.options, opset_ceiling.OPTION: str(self.opset)}
+        executor = Executor(self.backend, options, self.timeout, memory_limit=self.memory_limit)
+        executor.remember = remember and self.settings.confirm != OFF
+        return executor
 
     def failure_text(self, result: dict) -> str:
         return failure_text(result, self.reproduce(result["case"]))
@@ -294,6 +327,8 @@ class Run:
         for key, value in self.options.items():
             words += ["--backend-option", f"{key}={value}"]
         words += ["--cases", shown(self.root)]
+        if self.opset is not None:
+            words += ["--opset", str(self.opset)]
         if self.workers > 1:
             words += ["-n", str(self.workers)]
         for dest, value in (("timeout", self.timeout), ("memory_limit", self.memory_limit)):
@@ -322,6 +357,8 @@ class Run:
         words = ["run-conformance", "--backend", self.backend, "--cases", str(self.root)]
         for key, value in self.options.items():
             words += ["--backend-option", f"{key}={value}"]
+        if self.opset is not None:
+            words += ["--opset", str(self.opset)]
         words += ["-k", name]
         return " ".join(shlex.quote(w) for w in words)
 
@@ -342,6 +379,10 @@ class Run:
         junit.xml and the matrices (by `jobs`: fastpath's side_by_side, or one_after_another) and run.json."""
         self.results = self.log.all()
         self.log.close()
+        if self.confirmer is not None:
+            self.warnings += self.confirmer.lines()
+            self.run_info["confirm"].update(confirmed=self.confirmer.confirmed, changed=self.confirmer.changed,
+                                            over_limit=self.confirmer.over_limit)
         if complete:
             if self.settings.update_expectations:
                 entries = baseline.updated(self.results, self.expectations or {}, set(self.cases))
@@ -359,6 +400,8 @@ class Run:
             complete = names <= {r["case"] for r in self.results}
         self.run_info.update(finished=now(), complete=complete, counts=counts(self.results),
                              exit_code=self.verdict.exit_code if self.verdict else None)
+        if "opset" in self.run_info:
+            self.run_info["opset"]["cases_lowered"] = sum(1 for r in self.results if r.get("ran_opset"))
         if self.verdict is not None:
             self.run_info["gate"] = {"regressions": self.verdict.regressions,
                                      "fixes": self.verdict.fixes, "stale": self.verdict.stale}

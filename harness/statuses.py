@@ -27,6 +27,9 @@ class Status(NamedTuple):
     entry_accepts_any: bool = False  # a baseline entry of this status accepts any outcome (a person's judgement)
     entry_not_run: bool = False  # a case whose baseline entry has this status is not run at all
     unfinished: bool = False  # the case did not run to an answer: JUnit's <error>, where a wrong answer is a <failure>
+    # --confirm (harness/confirm.py): confirmed in a fresh executor even where no baseline says what to expect
+    confirmed_unasked: bool = False
+    graded_alone: bool = False  # the gate grades the case by its status in a fresh executor (the result's `alone`)
 
 
 # In the vocabulary's order: run.json's counts and the expectations file's error message list them so.
@@ -44,10 +47,16 @@ TABLE: tuple[Status, ...] = (
     # the release lost.
     Status("unsupported", 6, "➖", ("#fff3b0", "#000000"), "u", declined=True, first_run_ok=True),
     Status("error", 3, "❗", ("#c62828", "#ffffff"), "e", failing=True, rerun=True, unfinished=True),
-    Status("crash", 0, "💥", ("#6a1b9a", "#ffffff"), "c", failing=True, rerun=True, unfinished=True),
+    # A crash is OV-13's symptom of a process an earlier case corrupted, and it costs a fresh process anyway.
+    Status("crash", 0, "💥", ("#6a1b9a", "#ffffff"), "c", failing=True, rerun=True, unfinished=True,
+           confirmed_unasked=True),
     Status("timeout", 1, "⏱️", ("#e65100", "#ffffff"), "t", failing=True, rerun=True, unfinished=True),
     # --rerun-failures: a case whose status changed between attempts; never counted as `pass`.
     Status("flaky", 2, "🔀", ("#f9a825", "#000000"), "y", failing=True, entry_accepts_any=True),
+    # --confirm: a case whose status in a fresh executor differs from the one it got after the cases
+    # before it in its executor (which its detail and `after` name). The order is the run's (shards,
+    # -n), not the case's: the gate grades the case by its status alone, and a baseline never lists it.
+    Status("order-dependent", 2.5, "⛓️", ("#5d4037", "#ffffff"), "o", failing=True, graded_alone=True),
     # A case known to hang or to take the machine down, listed so in the baseline.
     Status("skip", 7, "⏭️", ("#e0e0e0", "#000000"), "s", declined=True, first_run_ok=True, baseline_ok=True,
            entry_not_run=True),
@@ -64,6 +73,8 @@ RERUN: frozenset[str] = frozenset(s.word for s in TABLE if s.rerun)
 ANY_OUTCOME_ENTRIES: frozenset[str] = frozenset(s.word for s in TABLE if s.entry_accepts_any)
 NOT_RUN_ENTRIES: frozenset[str] = frozenset(s.word for s in TABLE if s.entry_not_run)
 UNFINISHED: frozenset[str] = frozenset(s.word for s in TABLE if s.unfinished)
+CONFIRMED_UNASKED: frozenset[str] = frozenset(s.word for s in TABLE if s.confirmed_unasked)
+GRADED_ALONE: frozenset[str] = frozenset(s.word for s in TABLE if s.graded_alone)
 # The statuses a case with no baseline entry may have: with no expectations file, against one.
 ACCEPTED: frozenset[str] = frozenset(s.word for s in TABLE if s.first_run_ok)
 ACCEPTED_AGAINST_A_BASELINE: frozenset[str] = frozenset(s.word for s in TABLE if s.baseline_ok)
@@ -77,8 +88,14 @@ assert len({s.rank for s in TABLE}) == len(TABLE), "each status needs its own ra
 
 # The words the runner itself decides, named so a reader can find every place that decides one.
 PASS, WARN, FAIL, UNSUPPORTED, ERROR = "pass", "warn", "fail", "unsupported", "error"
-CRASH, TIMEOUT, FLAKY, SKIP = "crash", "timeout", "flaky", "skip"
-assert {PASS, WARN, FAIL, UNSUPPORTED, ERROR, CRASH, TIMEOUT, FLAKY, SKIP} <= BY_WORD.keys()
+CRASH, TIMEOUT, FLAKY, SKIP, ORDER_DEPENDENT = "crash", "timeout", "flaky", "skip", "order-dependent"
+assert {PASS, WARN, FAIL, UNSUPPORTED, ERROR, CRASH, TIMEOUT, FLAKY, SKIP, ORDER_DEPENDENT} <= BY_WORD.keys()
+
+
+def graded(result: dict) -> str:
+    """The status the gate grades a result by: its own, or for an order-dependent case the one it got alone."""
+    status = result["status"]
+    return (result.get("alone") or status) if status in GRADED_ALONE else status
 
 
 def is_fix(got: str, entry_status: str) -> bool:

@@ -11,8 +11,8 @@ import os
 import time
 from typing import Any
 
-from onnx_conformance.harness import case_files, safety
-from onnx_conformance.harness.backends.base import prepare_model
+from onnx_conformance.harness import case_files, opset_ceiling, safety
+from onnx_conformance.harness.backends.base import Rewritten, prepare_model
 from onnx_conformance.harness.compare import compare_outputs
 from onnx_conformance.harness.corpus import EXPECT_ERROR, data_sets, value_types
 from onnx_conformance.harness.results import new_result
@@ -23,6 +23,7 @@ IDLE, LOAD, RUN, COMPARE = 0, 1, 2, 3
 STAGE_NAMES = {LOAD: "load", RUN: "run", COMPARE: "compare"}
 DETAIL_LIMIT = 800
 LIMITS = case_files.Limits()  # what a model and its test data may hold; an executor sets it from --memory-limit
+OPSET: int | None = None  # --opset N, the run's ceiling below the backend's maximum; an executor sets it
 
 
 def one_line(text: str, limit: int = DETAIL_LIMIT) -> str:
@@ -47,8 +48,14 @@ def run_case(adapter: Any, case: dict, stage=None, checked: tuple | None = None)
         if stage is not None:
             stage.value = value
 
+    lowered: list = []  # the ceiling, where the case runs at it
+
     def finish(status: str, where: str | None = None, detail: str | None = None, **metrics):
         mark(IDLE)
+        if lowered:  # the record says at which opset it ran; a backend quoting the file it loaded names the case's
+            metrics["ran_opset"] = lowered[0]
+            written = opset_ceiling.written_folder()
+            detail = detail.replace(written, case["path"]) if detail and written else detail
         return new_result(case, status=status, stage=where, detail=detail,
                           seconds=time.perf_counter() - started, **metrics)
 
@@ -71,10 +78,20 @@ def run_case(adapter: Any, case: dict, stage=None, checked: tuple | None = None)
             found = checked[0]
     except case_files.UnsafeCase as e:
         return finish(ERROR, "load", one_line(str(e)))
-    model, check_data = found.model, found.check_data
+    model, check_data, data = found.model, found.check_data, found.data
+    opset = case.get("opset")
+    top = ceiling_of(capabilities)
+    at = opset_ceiling.ai_onnx_opset(model) if top is not None else None
+    if at is not None and at > top.opset:  # run at the ceiling, or say which node's version is not in force there
+        reason, data = opset_ceiling.lower(model, at, top, getattr(capabilities, "ir", None), held=data is not None)
+        if reason:
+            return finish(UNSUPPORTED, "load", reason)
+        data = Rewritten(data)  # to the adapter as bytes, or a file of them (prepare_model): never the case's file
+        lowered.append(top.opset)
+        opset = top.opset
     if capabilities is not None:
         ir = model.ir_version if getattr(capabilities, "ir", None) else None
-        reason = capabilities.reason_unsupported(case.get("opset"), ir, case.get("dtype"), case.get("types"))
+        reason = capabilities.reason_unsupported(opset, ir, case.get("dtype"), case.get("types"))
         if reason:
             return finish(UNSUPPORTED, "load", reason)
 
@@ -83,7 +100,7 @@ def run_case(adapter: Any, case: dict, stage=None, checked: tuple | None = None)
     try:
         # the bytes checked, to an adapter that can load them (Adapter.prepare_checked), and the
         # graph's inputs and outputs, read from the model checked, to one that asks (a `signature` parameter)
-        prepared = prepare_model(adapter, model_path, found.data, model)
+        prepared = prepare_model(adapter, model_path, data, model)
     except MemoryError:
         raise  # the memory limit: executor_child.serve reports it and starts afresh
     except Exception as e:
@@ -148,12 +165,31 @@ def run_case(adapter: Any, case: dict, stage=None, checked: tuple | None = None)
 def declined(capabilities, case: dict) -> str | None:
     """Why the adapter declines the case by the index's facts alone, before a byte of it is read:
     the reason the full check in run_case gives (the opset's comes first there, and the types'
-    when the adapter claims no IR range: the model's IR version comes second)."""
+    when the adapter claims no IR range: the model's IR version comes second). A case above the
+    run's ceiling is judged as at the ceiling, once its own operator is in force there."""
+    opset = case.get("opset")
+    top = ceiling_of(capabilities)
+    if top is not None and opset is not None and opset > top.opset and \
+            (case.get("domain") or "") in opset_ceiling.AI_ONNX:
+        reason = opset_ceiling.declined_by_index(case, top)
+        if reason:
+            return reason
+        opset = top.opset
     if capabilities is None:
         return None
-    return capabilities.reason_unsupported(case.get("opset"), None, None) or (
+    return capabilities.reason_unsupported(opset, None, None) or (
         None if getattr(capabilities, "ir", None) else
         capabilities.reason_unsupported(None, None, case.get("dtype"), case.get("types")))
+
+
+_CEILING: list = []  # [capabilities, OPSET, their ceiling]: worked out once per adapter, not per case
+
+
+def ceiling_of(capabilities) -> opset_ceiling.Ceiling | None:
+    """The opset a case above it runs at (opset_ceiling.ceiling): the backend's maximum, or OPSET below it."""
+    if not _CEILING or _CEILING[0] is not capabilities or _CEILING[1] != OPSET:
+        _CEILING[:] = [capabilities, OPSET, opset_ceiling.ceiling(opset_ceiling.maximum(capabilities), OPSET)]
+    return _CEILING[2]
 
 
 def _only_marked(data, outputs: list, case: dict) -> bool:

@@ -351,7 +351,7 @@ def test_onnx_layout_without_index_and_capabilities(tmp_path):
     assert (add["op"], add["opset"], add["since_version"], add["dtype"], add["example"]) == \
         ("Add", 14, 14, "float", "test_add")
     assert add["status"] == "unsupported"
-    assert add["detail"] == "opset 14 above the backend's maximum 12"
+    assert add["detail"] == "opset 14 above the backend's maximum 12; Add-14 is not in force at 12 (Add-7 is)"
 
 
 def test_backend_selected_by_entry_point(corpus, tmp_path):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import os
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Sequence
 
@@ -150,6 +151,8 @@ class Adapter:
         with external data, or too large to hold twice: it loads from its path). This default
         loads from the path; an adapter whose runtime loads a model from memory may load these
         bytes instead: what loads is then exactly what was checked, and the file is not read again.
+        One that does must load them whenever they are given: for a case run at the opset ceiling
+        they are the model rewritten (Rewritten), which the file at `model_path` is not.
         `signature` reaches prepare where prepare takes it."""
         if signature is not None and _takes_signature(self.prepare):
             return self.prepare(model_path, signature=signature)
@@ -169,13 +172,24 @@ class Adapter:
         return "error"
 
 
+class Rewritten(bytes):
+    """A model as the harness rewrote it to run (a case above the run's opset ceiling, run at it:
+    harness/opset_ceiling.py): the only copy, since the model.onnx beside it is the case as emitted."""
+
+
 def prepare_model(adapter: Any, model_path: str, data: bytes | None, model: Any = None,
                   signature: Signature | None = None) -> Any:
     """Stage load, as the harness calls it: prepare_checked(model_path, data) (prepare(model_path) for an
     adapter without it), with `signature=` (given, or read from `model`, the checked ModelProto) only
     where the method, or prepare behind the base's prepare_checked, has a `signature` parameter: an
-    adapter written before signatures existed is called as it always was, and pays nothing for them."""
+    adapter written before signatures existed is called as it always was, and pays nothing for them.
+    A Rewritten model reaches an adapter that loads from memory (a prepare_checked of its own) as these
+    bytes, and one that loads from a path as a file written for it, in a folder named as the case's."""
     method = getattr(adapter, "prepare_checked", None)
+    if type(data) is Rewritten and not _loads_bytes(type(adapter)):
+        from onnx_conformance.harness.opset_ceiling import write
+
+        model_path = write(data, os.path.dirname(model_path))
     if not _wants_signature(type(adapter)):
         return adapter.prepare(model_path) if method is None else method(model_path, data)
     signature = signature if signature is not None else signature_of(model)
@@ -185,6 +199,12 @@ def prepare_model(adapter: Any, model_path: str, data: bytes | None, model: Any 
 
 
 _WANTS: dict[type, bool] = {}  # adapter class -> whether its load takes `signature`, looked up once
+
+
+def _loads_bytes(cls: type) -> bool:
+    """Whether an adapter loads the checked bytes it is given: a prepare_checked of its own."""
+    method = getattr(cls, "prepare_checked", None)
+    return method is not None and method is not Adapter.prepare_checked
 
 
 def _wants_signature(cls: type) -> bool:
