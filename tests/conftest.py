@@ -116,12 +116,22 @@ def identity_case(root: Path, name: str) -> Path:
 
 @pytest.fixture(scope="session")
 def generated_corpus(tmp_path_factory) -> tuple[Path, dict]:
-    """The project's whole corpus, generated once per test process (no cross-check).
+    """The project's whole corpus, generated once per test run (no cross-check): under xdist, the first
+    worker to ask writes it and the others wait for it and read it (a generation costs minutes of CPU).
 
     A developer working on a few operators may set CONFORMANCE_OPS=Conv,MaxPool to generate only
     those; CI never sets it, and the tests about the whole corpus then fail as they should."""
+    import fcntl
+
     from onnx_conformance.generators.emit import generate_corpus
 
-    out = tmp_path_factory.mktemp("generated")
-    only = [n for n in os.environ.get("CONFORMANCE_OPS", "").split(",") if n] or None
-    return out, generate_corpus(out, only, jobs=2, crosscheck=False)
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base  # the run's, not the worker's
+    out, done = shared / "generated", shared / "generated.done"
+    with open(shared / "generated.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            only = [n for n in os.environ.get("CONFORMANCE_OPS", "").split(",") if n] or None
+            generate_corpus(out, only, jobs=2, crosscheck=False)
+            done.touch()
+    return out, json.loads((out / "index.json").read_text(encoding="utf-8"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import json
 import math
+import os
 import re
 from fractions import Fraction
 from functools import reduce
@@ -120,15 +121,30 @@ def test_expect_error_models_are_wrong_only_in_the_rule_they_break(corpus):
 
 
 def test_regeneration_is_byte_identical_whatever_the_worker_count(corpus, tmp_path):
+    """The session's corpus came from 2 workers; these operators and families again from one, in one process
+    (random draws, subgraphs, sequences, the 8-bit floats, a model), give the same entries and bytes."""
     out, index = corpus
-    again = generate_corpus(tmp_path, jobs=1, crosscheck=False)
-    assert again == index
-    assert (tmp_path / "index.json").read_bytes() == (out / "index.json").read_bytes()
+    some = ["RandomNormal", "Loop", "SequenceMap", "Cast", "QuantizeLinear", "Softmax", "MatMul+Add", "MLP"]
+    some = [n for n in some if any(c["op"] == n for c in index["cases"].values())]  # CONFORMANCE_OPS may leave some out
+    again = generate_corpus(tmp_path, some, jobs=1, crosscheck=False)
+    assert again["cases"] and again["cases"] == {n: c for n, c in index["cases"].items() if c["op"] in some}
+    for name, entry in again["cases"].items():
+        for rel in entry["files"]:
+            assert (case_path(tmp_path, name, entry) / rel).read_bytes() == (case_path(out, name, entry) / rel).read_bytes()
 
 
-def test_committed_index_is_reproduced(capsys):
-    """The guard CI relies on: the committed cases/index.json pins what a fresh clone generates."""
-    assert cli.main(["--check", "--out", str(REPO_CASES), "--jobs", "2"]) == 0, capsys.readouterr().out
+def test_committed_index_is_reproduced(corpus):
+    """The guard CI relies on: the committed cases/index.json pins what a fresh clone generates (the
+    session's whole corpus, freshly generated, is that clone's; `generate-cases --check` does the same)."""
+    out, index = corpus
+    if os.environ.get("CONFORMANCE_OPS"):
+        pytest.skip("CONFORMANCE_OPS generates part of the corpus: run generate-cases --check for the whole")
+    if (out / "index.json").read_bytes() != (REPO_CASES / "index.json").read_bytes():
+        pinned = json.loads((REPO_CASES / "index.json").read_text())
+        differ = sorted(n for n in set(pinned["cases"]) | set(index["cases"])
+                        if pinned["cases"].get(n) != index["cases"].get(n))
+        raise AssertionError(f"{len(differ)} cases differ from cases/index.json, e.g. {differ[:5]} "
+                             "(generate-cases regenerates it)")
 
 
 def test_check_names_the_case_whose_bytes_differ(corpus, tmp_path, capsys):
