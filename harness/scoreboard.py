@@ -58,9 +58,10 @@ def sample_cells(cases: Path, out: Path) -> int:
             chosen[name] = index["cases"][name]
     if out.exists():
         shutil.rmtree(out)
-    (out / "node").mkdir(parents=True)
-    for name in chosen:
-        shutil.copytree(cases / "node" / name, out / "node" / name)
+    out.mkdir(parents=True)
+    for name, entry in chosen.items():
+        where = "graph" if entry.get("form") else "node"  # a pattern's or model's case lies under graph/
+        shutil.copytree(cases / where / name, out / where / name)
     sample = {k: v for k, v in index.items() if k != "cases"}
     sample["cases"] = chosen
     (out / "index.json").write_text(json.dumps(sample, indent=1, sort_keys=True) + "\n", encoding="utf-8")
