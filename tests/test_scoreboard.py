@@ -24,9 +24,12 @@ def full_corpus(generated_corpus) -> Path:
 # README "What CI gates") holds onnxruntime over every case (the README's main job), the reference
 # evaluator over a fixed quarter, and tract, which takes 40 minutes over the whole corpus, over a fixed
 # sixteenth balanced by the committed per-case seconds (5,370 cases reaching all 22 families).
-# OpenVINO is not gated here: some cases corrupt its process, so a later case in the same executor
-# can crash (a Reduce gate crashed on test_reduce_min_default_axes_keepdims_example_opset10_double,
-# which passes on its own): its verdicts depend on run order, and a gate on them would fail on order.
+# OpenVINO (15 minutes at -n 2 over the whole corpus) over a fixed sixteenth balanced likewise: some cases
+# corrupt its process, so a later case in the same executor can crash or fail (FINDINGS OV-13); every
+# result its gate would fail on is confirmed alone in a fresh executor (--confirm, harness/confirm.py),
+# and one that passes there is `order-dependent`, graded by its status alone: the gate fails on the
+# case, not on the order. --allow-fixes: its baseline's fail entries were recorded, unconfirmed, from one
+# whole run, and some are that run's order (14 in this sixteenth pass in it); an improvement is still listed.
 def _slice(backend: str, n: int) -> list[str]:
     return ["--shard", f"1/{n}", "--shard-durations", str(REPO / "reports" / backend / "results.jsonl.gz")]
 
@@ -35,6 +38,7 @@ GATED = {
     "onnxruntime": ("onnxruntime", []),
     "reference": ("onnx", ["--shard", "1/4"]),
     "tract": ("tract", _slice("tract", 16)),
+    "openvino": ("openvino", [*_slice("openvino", 16), "--allow-fixes"]),
 }
 
 
@@ -182,6 +186,8 @@ def _spliced_fixture(tmp_path: Path, fresh_version: str = "9.9") -> tuple[Path, 
         run["backend"]["name"] = "onnxruntime"
         run["corpus"] = {"cases": 3, "path": "c"}
         (d / "run.json").write_text(json.dumps(run))
+    (committed / "expectations.txt").write_text("t2,fail,off\nt3,error,gone\nt4,fail,kept\n")
+    (fresh / "expectations.txt").write_text("t1,fail,a run's copy names only what it ran\n")
     corpus = tmp_path / "corpus"
     corpus.mkdir()
     (corpus / "index.json").write_text(json.dumps({"cases": {"t1": {}, "t2": {}, "t4": {}}}))
@@ -201,6 +207,10 @@ def test_splice_replaces_the_rerun_cases_and_drops_the_gone(tmp_path):
     assert run["counts"]["pass"] == 2 and run["counts"]["error"] == 0
     assert run["complete"] is False  # t4 has no record yet
     assert run["spliced"][-1]["cases"] == 1 and run["spliced"][-1]["dropped_gone"] == 1
+    # t2's entry goes (it passed when rerun), t3's with its case, t4's stays (not rerun); the copy's word on
+    # t1, which was not rerun, is not taken
+    kept = [line for line in (committed / "expectations.txt").read_text().splitlines() if not line.startswith("#")]
+    assert kept == ["t4,fail,kept"]
 
 
 def test_splice_refuses_another_runtime_version(tmp_path):
@@ -209,3 +219,16 @@ def test_splice_refuses_another_runtime_version(tmp_path):
     committed, fresh, corpus = _spliced_fixture(tmp_path, fresh_version="10.0")
     with pytest.raises(SpliceError, match=r"run\.json: backend version '10\.0'"):
         splice(committed, fresh, corpus)
+
+
+def test_splice_new_runs_the_cases_a_report_has_no_record_of(tmp_path):
+    from onnx_conformance.harness.splice import missing, subset
+
+    committed, _, corpus = _spliced_fixture(tmp_path)
+    (corpus / "node" / "t4").mkdir(parents=True)
+    (corpus / "node" / "t4" / "model.onnx").write_bytes(b"m")
+    assert missing(committed, corpus) == ["t4"]
+    small = subset(corpus, ["t4"], tmp_path / "small")
+    assert json.loads((small / "index.json").read_text())["cases"] == {"t4": {}}
+    assert (small / "node" / "t4" / "model.onnx").read_bytes() == b"m"
+    assert not (small / "node" / "t4").is_symlink()
