@@ -2,17 +2,35 @@
 
 A family (common.Family) says which operator versions it draws, draws a node in a type binding
 (its inputs, attributes and output names) and finishes it into a Case whose expected outputs are
-the operator's semantics. Adding a family is one module here and one line below.
+the operator's semantics. Adding a family is one module here: every Family subclass a module of this
+package defines is found (common.py and indices.py hold what the families share).
 """
 
 from __future__ import annotations
 
-from onnx_conformance.harness.strategies.common import Family
-from onnx_conformance.harness.strategies.elementwise import Elementwise
-from onnx_conformance.harness.strategies.movement import Movement
-from onnx_conformance.harness.strategies.reduce import Reduce
+import importlib
+import inspect
+import pkgutil
 
-FAMILIES: tuple[Family, ...] = (Elementwise(), Reduce(), Movement())
+from onnx_conformance.harness.strategies.common import Family
+
+SHARED = ("common", "indices")  # what the families share: no family of their own
+
+
+def _families() -> tuple[Family, ...]:
+    """One instance of each Family subclass a module of this package defines, in module-name order (a
+    subclass naming no operators is a base other families share, not a family)."""
+    found = []
+    for module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
+        if module in SHARED:
+            continue
+        mod = importlib.import_module(f"{__name__}.{module}")
+        found += [cls() for _, cls in sorted(inspect.getmembers(mod, inspect.isclass))
+                  if issubclass(cls, Family) and cls.operators and cls.__module__ == mod.__name__]
+    return tuple(found)
+
+
+FAMILIES: tuple[Family, ...] = _families()
 
 
 def family_of(op, v) -> tuple[Family | None, str | None]:

@@ -232,12 +232,21 @@ def ordinary(type_name_: str):
 
 
 @lru_cache(maxsize=None)
-def element_values(type_name_: str, edge_values: bool = True):
+def element_values(type_name_: str, edge_values: bool = True, nan: bool = True):
     """One element, in the storage _storage names: ordinary values first (what a find shrinks to), then
-    the type's edges."""
+    the type's edges (without NaN where `nan` is False: an operator whose spec leaves NaN's rank open)."""
     if not edge_values:
         return ordinary(type_name_)
-    return st.one_of(ordinary(type_name_), st.sampled_from(edges(type_name_)))
+    listed = edges(type_name_)
+    if not nan and (type_name_ in IEEE or values.is_small_float(type_name_)):
+        with np.errstate(invalid="ignore"):
+            decoded = np.array(listed, dtype=_storage(type_name_)).view(numpy_of(type_name_)).astype(np.float64)
+        listed = tuple(e for e, x in zip(listed, decoded) if not np.isnan(x))
+        plain = ordinary(type_name_)
+        if values.is_small_float(type_name_):
+            plain = st.sampled_from(listed)
+        return st.one_of(plain, st.sampled_from(listed))
+    return st.one_of(ordinary(type_name_), st.sampled_from(listed))
 
 
 def base(type_name_: str, shape, role: str = "distinct", operand: int = 0) -> np.ndarray:
@@ -245,7 +254,8 @@ def base(type_name_: str, shape, role: str = "distinct", operand: int = 0) -> np
     element shows: generators/values.py's ordinary values, seeded by the shape), `tame` (an
     arithmetic operand: floats as distinct, integers small and positive, the first operand the
     larger, so sums, differences, products and quotients of integers stay defined), `sparse` (a
-    reduction's: integers whose sums stay within every type), `unit` (a product's: near 1)."""
+    reduction's: integers whose sums stay within every type), `unit` (a product's: near 1), `tied` (0, 1
+    and 2 repeating: ties for an arg-max or a top-k to break)."""
     return _base(type_name_, tuple(shape), role, operand).copy()
 
 
@@ -254,6 +264,10 @@ def _base(type_name_: str, shape: tuple, role: str, operand: int) -> np.ndarray:
     n = elements_of(shape)
     dt = numpy_of(type_name_) if type_name_ != "string" else np.dtype(object)
     rng = seeded_rng("explore", type_name_, shape, operand)
+    if role == "tied" and type_name_ not in ("string", "complex64", "complex128"):
+        # few distinct values, each many times: where an arg-max or a top-k must break ties by index
+        flat = (np.arange(n) * 7) % (2 if type_name_ == "bool" else 3)
+        return flat.astype(np.float64).astype(dt).reshape(shape)
     if role != "distinct" and values.is_int(type_name_):
         i = np.arange(n)
         signed = values.int_range(type_name_)[0] < 0
@@ -280,7 +294,7 @@ def tensors(draw, type_name_: str, shape, role: str = "distinct", operand: int =
     n = x.size
     if n == 0:
         return x
-    picks = draw(_overlay(n, elements or element_values(type_name_)), label="drawn elements")
+    picks = draw(overlay(n, element_values(type_name_) if elements is None else elements), label="drawn elements")
     if picks:
         flat = x.reshape(-1).view(_storage(type_name_)) if type_name_ not in ("string",) else x.reshape(-1)
         for i, value in picks:
@@ -289,7 +303,7 @@ def tensors(draw, type_name_: str, shape, role: str = "distinct", operand: int =
 
 
 @lru_cache(maxsize=4096)
-def _overlay(n: int, elements):
+def overlay(n: int, elements):
     """Up to MAX_OVERLAY (position, value) pairs: built once per size, as hypothesis's strategies are
     costly to make and cheap to draw from."""
     return st.lists(st.tuples(st.integers(0, n - 1), elements), max_size=min(n, MAX_OVERLAY))
@@ -427,3 +441,25 @@ def example_tolerance(op, v: OpVersion, t: Types, count: int | None = None) -> d
         return None
     same = [tol for n, tol in found if n == count]
     return same[0] if same else max(found, key=lambda f: f[0])[1]
+
+
+def grown(tolerance: dict | None, type_name_: str, n: int, magnitude: float) -> dict | None:
+    """The larger of a tolerance and accumulation.accumulation(n, magnitude) for a result summed over n
+    terms (the spec names no order or precision to sum in); `magnitude` only where finite."""
+    from onnx_conformance.generators.accuracy import EPSILON, accumulation
+
+    if type_name_ not in EPSILON:
+        return tolerance
+    more = accumulation(type_name_, max(n, 1), magnitude if math.isfinite(magnitude) else 0.0)
+    out = dict(tolerance or {})
+    out["ulp"] = max(out.get("ulp", 0), more.get("ulp", 0))
+    if "atol" in out or "atol" in more:
+        out["atol"] = max(out.get("atol", 0.0), more.get("atol", 0.0))
+    return out
+
+
+def largest_finite(x) -> float:
+    """The largest finite element of x as a float (0.0 where none is)."""
+    x = np.asarray(x, dtype=np.float64)
+    finite = x[np.isfinite(x)]
+    return float(finite.max()) if finite.size else 0.0

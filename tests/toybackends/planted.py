@@ -6,7 +6,15 @@
 - deep_reduce: a Reduce node answers wrong when its data has rank 5 or more (the corpus's reach 3);
 - many_splits: a Split node answers its last part wrong when it has more than six outputs
   (the corpus's have at most four);
-- abort_big: the process aborts when some input dimension is 1000 or more (a crash to shrink).
+- abort_big: the process aborts when some input dimension is 1000 or more (a crash to shrink);
+- conv_stride: a Conv node answers wrong when a stride is larger than the kernel on its axis (the
+  corpus's strides stop at the kernel);
+- gather_negative_prime: a Gather node answers wrong when an index is negative on an axis whose length
+  is a prime of 5 or more (the corpus's negative indices run on an axis of 10);
+- pad_crop_edge: a Pad node answers wrong when it crops (a negative pad) in edge mode (the corpus crops
+  in constant mode only);
+- matmul_prime_k: a MatMul node answers wrong when its inner dimension is a prime of 31 or more (the
+  corpus's stop at 4).
 Everywhere else the answers are this project's exact semantics.
 """
 
@@ -30,7 +38,8 @@ def prime(n: int) -> bool:
 class Planted(ExactAdapter):
     name = "planted"
     option_help = {**ExactAdapter.option_help,
-                   "fault": "prime_dims, deep_reduce, many_splits, abort_big, or several joined by commas"}
+                   "fault": "prime_dims, deep_reduce, many_splits, abort_big, conv_stride, "
+                            "gather_negative_prime, pad_crop_edge, matmul_prime_k, or several joined by commas"}
 
     def __init__(self, options=None):
         super().__init__(options)
@@ -65,10 +74,53 @@ class Planted(ExactAdapter):
             ("prime_dims" in self.faults and node.op_type in ELEMENTWISE and any(d >= 31 and prime(d) for d in dims))
             or ("deep_reduce" in self.faults and node.op_type.startswith("Reduce") and np.ndim(inputs[0]) >= 5)
             or ("many_splits" in self.faults and node.op_type == "Split" and len(node.output) > 6)
+            or any(name in self.faults and hit(node, inputs) for name, hit in NODE_FAULTS.items())
         )
         if wrong:
             outputs[-1] = _off(outputs[-1])
         return outputs
+
+
+def _attribute(node, name, default=None):
+    for a in node.attribute:
+        if a.name == name:
+            return onnx.helper.get_attribute_value(a)
+    return default
+
+
+def _conv_stride(node, inputs) -> bool:
+    if node.op_type != "Conv":
+        return False
+    kernel = _attribute(node, "kernel_shape") or list(np.shape(inputs[1])[2:])
+    strides = _attribute(node, "strides") or [1] * len(kernel)
+    return any(s > k for s, k in zip(strides, kernel))
+
+
+def _gather_negative_prime(node, inputs) -> bool:
+    if node.op_type != "Gather":
+        return False
+    axis = _attribute(node, "axis", 0)
+    data, idx = np.asarray(inputs[0]), np.asarray(inputs[1])
+    return data.ndim > 0 and idx.size > 0 and bool((idx < 0).any()) and prime(data.shape[axis]) and data.shape[axis] >= 5
+
+
+def _pad_crop_edge(node, inputs) -> bool:
+    mode = _attribute(node, "mode", b"constant")
+    mode = mode.decode() if isinstance(mode, bytes) else mode
+    pads = _attribute(node, "pads") if len(inputs) < 2 else np.asarray(inputs[1]).tolist()
+    return node.op_type == "Pad" and mode == "edge" and pads is not None and min(pads, default=0) < 0
+
+
+def _matmul_prime_k(node, inputs) -> bool:
+    if node.op_type != "MatMul":
+        return False
+    k = np.shape(inputs[0])[-1] if np.ndim(inputs[0]) else 0
+    return k >= 31 and prime(k)
+
+
+# the faults a node's own attributes and inputs decide: name -> whether this node is hit
+NODE_FAULTS = {"conv_stride": _conv_stride, "gather_negative_prime": _gather_negative_prime,
+               "pad_crop_edge": _pad_crop_edge, "matmul_prime_k": _matmul_prime_k}
 
 
 def _off(x):
