@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 
 from onnx_conformance.generators import coverage, expanded
-from onnx_conformance.generators.crosscheck import report_markdown
+from onnx_conformance.generators.crosscheck import parse_report, report_markdown
 from onnx_conformance.generators.emit import REPO_CASES, generate_corpus, graph_units, units
 from onnx_conformance.harness import corpus_home
 
@@ -73,12 +73,12 @@ def main(argv: list[str] | None = None) -> int:
     if "_disagreements" in index:
         unexplained = sum(1 for d in index["_disagreements"] if d.get("reason") is None)
         where = a.out / "crosscheck.md"
-        if update:  # crosscheck.md is the whole corpus's: the selection alone cannot rewrite it
-            where = a.out / "crosscheck-selection.md"
-        where.write_text(report_markdown(index["_disagreements"], index["onnx_version"]))
+        rows = index["_disagreements"]
+        if update and where.is_file():  # the other operators' rows are kept, the selection's replaced
+            rows = [d for d in parse_report(where.read_text(encoding="utf-8")) if d["op"] not in set(selected)] + rows
+        where.write_text(report_markdown(rows, index["onnx_version"]))
         print(f"reference evaluator disagrees on {len(index['_disagreements'])} cases, {unexplained} of them "
-              f"with no stated reason: see {where}"
-              + (" (cases/crosscheck.md is rewritten by a whole generate-cases)" if update else ""))
+              f"with no stated reason: see {where}")
     if a.expanded:
         (a.out / "expanded.md").write_text(expanded.report_markdown(index["_expanded"], index["onnx_version"]))
     for line in coverage.summary_lines(s):

@@ -66,3 +66,17 @@ def report_markdown(disagreements: list[dict], onnx_version: str) -> str:
         lines += ["", f"## {op}: {reason if known else 'UNEXPLAINED'}", "", "| case | detail |", "| --- | --- |"]
         lines += [f"| `{d['case']}` | {d['detail'].replace('|', '/')} |" for d in sorted(g, key=lambda d: d["case"])]
     return "\n".join(lines) + "\n"
+
+
+def parse_report(text: str) -> list[dict]:
+    """The disagreements a crosscheck.md lists, as report_markdown takes them (op, reason, case, detail):
+    what `generate-cases --op` keeps of the operators it does not rewrite."""
+    rows, op, reason = [], None, None
+    for line in text.splitlines():
+        if line.startswith("## "):
+            op, _, said = line[3:].partition(": ")
+            reason = None if said == "UNEXPLAINED" else said
+        elif op is not None and line.startswith("| `"):
+            case, _, detail = line[3:].partition("` | ")
+            rows.append({"op": op, "reason": reason, "case": case, "detail": detail.removesuffix(" |")})
+    return rows

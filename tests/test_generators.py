@@ -348,3 +348,21 @@ def test_op_into_a_larger_corpus_rewrites_only_that_operator(tmp_path, capsys):
     assert (out / "index.json").read_bytes() == (fresh / "index.json").read_bytes()
     assert cli.main(["--check", "--out", str(out), "--op", "Abs", "--op", "Neg", "--jobs", "1"]) == 0, \
         capsys.readouterr().out
+
+
+def test_op_into_a_larger_corpus_keeps_the_other_operators_crosscheck_rows(tmp_path, capsys):
+    """crosscheck.md is the whole corpus's: `--op Or` replaces Or's rows (an edited one is written afresh)
+    and keeps And's as they stand (an edited one stays edited), so the file is the whole run's again."""
+    out, fresh = tmp_path / "c", tmp_path / "fresh"
+    for where in (out, fresh):
+        assert cli.main(["--out", str(where), "--op", "And", "--op", "Or", "--jobs", "1"]) == 0
+    whole = (fresh / "crosscheck.md").read_text()
+    assert "| And |" in whole and "| Or |" in whole
+    rows = [line for line in whole.splitlines() if line.startswith("| `test_")]
+    and_row = next(r for r in rows if r.startswith("| `test_and_"))
+    or_row = next(r for r in rows if r.startswith("| `test_or_"))
+    edited = whole.replace(and_row, and_row[:-2] + " (edited) |").replace(or_row, or_row[:-2] + " (edited) |")
+    (out / "crosscheck.md").write_text(edited)
+    assert cli.main(["--out", str(out), "--op", "Or", "--jobs", "1"]) == 0
+    capsys.readouterr()
+    assert (out / "crosscheck.md").read_text() == whole.replace(and_row, and_row[:-2] + " (edited) |")
