@@ -174,14 +174,15 @@ def average(x, shape, wins, count_include_pad: int):
     return y, max(len(w.positions) for w in wins.values()) if wins else 1, max(mags)
 
 
-def maximum(x, shape, wins, storage_order: int = 0):
+def maximum(x, shape, wins, storage_order: int = 0, nan_propagates: bool = False):
     """The largest element of each window, padding excluded, and its index in the input taken as a
     flat row-major tensor ('The indices are computed as flatten 1-D tensor, and the indices do not
     consider padding'); storage_order 1 ('1 is column major'): the spatial index column-major, which the
     spec pins only for N = C = 1. A zero maximum keeps its sign: -0 where every zero among the window's
     largest is -0 (+0 is the larger of the two). The index is None where the spec names none: a window
     whose maximum is tied, or storage_order 1 with several images or channels. A NaN has no rank:
-    Undefined."""
+    Undefined; with `nan_propagates` (an operator without an index output that reads its maximum as
+    IEEE 754-2019's maximum, as Max and ReduceMax do here) a window holding NaN is NaN."""
     index = np.empty((*x.shape[:2], *shape), dtype=np.int64)
     dims = x.shape
     unnamed = [storage_order and dims[0] * dims[1] > 1]
@@ -190,6 +191,9 @@ def maximum(x, shape, wins, storage_order: int = 0):
         if not xs:
             raise Undefined("a window holds no element of the input")
         if any(isinstance(e, float) and math.isnan(e) for e in xs):
+            if nan_propagates:
+                unnamed[0] = True
+                return math.nan, 0
             raise Undefined("a window holds NaN: the spec does not say how NaN ranks in a maximum")
         best = max(range(len(xs)), key=lambda i: xs[i])
         ties = [i for i, e in enumerate(xs) if e == xs[best]]

@@ -131,6 +131,13 @@ def negative_axis_complex(v, t, rng):
 
 
 @OPERATOR.example
+def default_axis_rank4(v, t, rng):
+    """The axis left out of a rank-4 input [2, 5, 6, 1]: DFT-17's default 1 (length 5), DFT-20's -2 (the last
+    signal axis, length 6); at rank 3 the two defaults name the same axis."""
+    return node(v, t, signal(t, (2, 5, 6), rng))
+
+
+@OPERATOR.example
 def inverse_real_input(v, t, rng):
     """An inverse DFT of a real signal of 7 (odd): complex output, 1/N scaled."""
     return node(v, t, signal(t, (3, 7), rng), axis=1, inverse=1)

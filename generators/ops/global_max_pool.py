@@ -1,5 +1,7 @@
 """GlobalMaxPool: the largest element over all spatial positions of each (image, channel)."""
 
+import numpy as np
+
 from onnx_conformance.generators.case import Operator
 from onnx_conformance.generators.pool_family import documented, global_windows, maximum, pooled, random, with_infinities
 from onnx_conformance.generators.semantics import Rejected
@@ -10,12 +12,13 @@ OPERATOR = Operator("GlobalMaxPool")
 @OPERATOR.semantics
 def global_max_pool(v, attrs, inputs):
     """The largest element over all spatial positions of each (image, channel); every spatial dimension
-    of Y is 1 (a NaN has no rank: Undefined)."""
+    of Y is 1. No version's text says what a NaN does: with no index output to name, the maximum is read
+    as IEEE 754-2019's maximum, as Max and ReduceMax read it here (a channel holding NaN is NaN)."""
     x = inputs["X"]
     if x.ndim < 2:
         raise Rejected("X: '(N x C x H x W)' or '(N x C x D1 x D2 ... Dn)'")
     shape, wins = global_windows(x)
-    y, _ = maximum(x, shape, wins)
+    y, _ = maximum(x, shape, wins, nan_propagates=True)
     return {"Y": pooled(y, x)}
 
 
@@ -48,8 +51,25 @@ def three_d(v, t, rng):
 
 @OPERATOR.example
 def ieee_infinities(v, t, rng):
-    """+inf wins its channel; -inf loses (no NaN: the spec does not rank it)."""
+    """+inf wins its channel; -inf loses."""
     return case(v, t, with_infinities(t, (1, 2, 2, 2), rng))
+
+
+@OPERATOR.example
+def negative_channel(v, t, rng):
+    """Channel 0 holds negative values only (its maximum is below 0, not 0); channel 1 both signs."""
+    x = random(t, (1, 2, 3, 3), rng).astype(np.float64)
+    x[0, 0] = -np.abs(x[0, 0]) - 1
+    return case(v, t, x.astype(t.np()))
+
+
+@OPERATOR.example
+def nan_beside_numbers(v, t, rng):
+    """A NaN first, last and in the middle of a channel beside numbers (each such channel is NaN); the last
+    channel has none."""
+    x = random(t, (1, 4, 2, 2), rng).astype(np.float64)
+    x[0, 0, 0, 0], x[0, 1, 1, 1], x[0, 2, 1, 0] = np.nan, np.nan, np.nan
+    return case(v, t, x.astype(t.np()))
 
 
 # Where onnx's ReferenceEvaluator (1.23) differs from our value, and why ours stands (cases/crosscheck.md).

@@ -65,6 +65,13 @@ def differing_shapes(v, t, rng):
 
 
 @OPERATOR.example
+def rank0(v, t, rng):
+    """cond true: then_branch gives a rank-0 value (shape (), not (1,)); else_branch a one-element vector
+    from If-11 (If-1: 'must be of the same shape', so rank 0 too)."""
+    return if_case(v, t, True, data(t, (), rng), data(t, () if v.since_version == 1 else (1,), rng))
+
+
+@OPERATOR.example
 def empty(v, t, rng):
     """A zero-sized tensor, an empty sequence, an empty optional from the branch taken."""
     return if_case(v, t, True, subgraph.empty(t["V"], rng), subgraph.empty(t["V"], rng) if v.since_version == 1 else data(t, (3,), rng))

@@ -57,11 +57,12 @@ def is_tensor(type_name):
     return "(" not in type_name
 
 
-def loop_case(v, t, rng, trip_count, cond, stop_after=None, outer_scope=False, empty_b=False):
+def loop_case(v, t, rng, trip_count, cond, stop_after=None, outer_scope=False, empty_b=False, scan=True):
     """Loop-carried a and b swap places each iteration (the body outputs its inputs crossed); a tensor V
     also gets a scan output, a's value in each iteration. stop_after: a float counter carried too, the
     body's condition being 'counter < stop_after' after the increment. outer_scope: the scan output
-    (the carried a, for a sequence or optional) reads the enclosing graph's v_initial_1 instead."""
+    (the carried a, for a sequence or optional) reads the enclosing graph's v_initial_1 instead.
+    scan=False: no scan output, the loop-carried values only."""
     V = t["V"]
     a0, b0 = data(t, (2, 3), rng), data(t, (2, 3), rng)
     if empty_b and not is_tensor(V):
@@ -92,7 +93,7 @@ def loop_case(v, t, rng, trip_count, cond, stop_after=None, outer_scope=False, e
         # a_out reads the enclosing graph's b0 instead of b_in: after one iteration or more, a holds b0.
         body_out[1] = ("a_outer", V)
         nodes.append(helper.make_node("Identity", ["v_initial_1"], ["a_outer"]))
-    if is_tensor(V):
+    if is_tensor(V) and scan:
         source = "v_initial_1" if outer_scope else "a_in"
         nodes.append(helper.make_node("Identity", [source], ["a_scan"]))
         body_out.append(("a_scan", V, shape))
@@ -132,6 +133,14 @@ def trip_count_and_condition(v, t, rng):
 def zero_iterations(v, t, rng):
     """A trip count of 0: the loop-carried values are the initial ones, the scan output is empty."""
     return loop_case(v, t, rng, 0, True)
+
+
+@OPERATOR.example
+def trip_count_and_false_condition(v, t, rng):
+    """input (trip_count 3, cond false): cond 'determines whether to run the first iteration', so none runs
+    and a and b keep their initial values (a do-while would swap them). No scan output: zero_iterations
+    has the empty one."""
+    return loop_case(v, t, rng, 3, False, scan=False)
 
 
 @OPERATOR.example

@@ -5,8 +5,8 @@ import numpy as np
 from onnx import AttributeProto
 
 from onnx_conformance.generators.case import NotApplicable, Operator
-from onnx_conformance.generators.pool_family import (attributes, grid, lp, lp_tolerance, padding_rejections, pooled,
-                                                     pooling_windows, random)
+from onnx_conformance.generators.pool_family import (attributes, documented, grid, lp, lp_tolerance, padding_rejections,
+                                                     pooled, pooling_windows, random)
 from onnx_conformance.generators.semantics import Undefined, attr
 
 OPERATOR = Operator("LpPool")
@@ -89,6 +89,13 @@ example("2d_p1_pads", counting((1, 1, 4, 4)), kernel_shape=[3, 3], strides=[2, 2
 example("2d_ceil_pads", randomly((1, 2, 5, 5)), kernel_shape=[2, 2], strides=[2, 2], pads=[1, 1, 0, 0], ceil_mode=1,
         p=2)
 example("1d_ceil_dilations", randomly((1, 2, 9)), kernel_shape=[3], strides=[2], dilations=[2], ceil_mode=1, p=3)
+# Length 10, kernel 3, stride 2: (10 - 3) / 2 = 3.5, so ceil gives 5 windows (the last one holds 2 elements) and
+# floor 4; every type (LpPool-18 adds ceil_mode: earlier versions have no such example).
+example("1d_ceil_uneven", counting((1, 2, 10)), kernel_shape=[3], strides=[2], ceil_mode=1)
+# The same geometry with the last two elements 0: the short last window is 0 however a runtime scales it, so
+# the output shape alone (5, not floor's 4) tells ceil_mode honoured from ignored.
+example("1d_ceil_zero_tail", lambda t, rng: documented(t, [[[1, 2, 3, 4, 5, 6, 7, 8, 0, 0]]]), kernel_shape=[3],
+        strides=[2], ceil_mode=1)
 example("2d_valid_strides", randomly((2, 2, 6, 7)), kernel_shape=[3, 2], strides=[2, 3], auto_pad="VALID", p=2)
 
 
@@ -109,4 +116,10 @@ OPERATOR.reference_differs(
     r"^ieee_specials \S+: reference evaluator: output 0: 1 of 4 values differ; at index \(0, 0, 0, 1\): got \S+ expected nan",
     "the evaluator marks padding with NaN and drops NaN from the sum, so an input NaN vanishes; |NaN|^p is NaN "
     "and so is the norm",
+)
+OPERATOR.reference_differs(
+    r"^1d_ceil_uneven \S+: reference evaluator: output 0: 2 of 10 values differ",
+    "the evaluator averages |x|^p over the window's elements inside the input and multiplies by the kernel size, "
+    "so ceil_mode's short last window (2 of 3 elements) is scaled by 3/2; the norm sums the elements there are "
+    "(onnxruntime 1.31.1 agrees with ours)",
 )

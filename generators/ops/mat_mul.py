@@ -3,6 +3,7 @@
 import numpy as np
 
 from onnx_conformance.generators import values
+from onnx_conformance.generators.accuracy import accumulation
 from onnx_conformance.generators.case import Declared, NotApplicable, Operator
 from onnx_conformance.generators.linalg_family import ieee_specials, matmul, operand, rounded, tolerance
 from onnx_conformance.generators.semantics import Rejected
@@ -50,6 +51,19 @@ OPERATOR.example(shapes((1, 2, 4, 3), (3,)), name="4d_1d")
 OPERATOR.example(shapes((3,), (3,)), name="1d_1d")
 # A zero inner dimension: every element is an empty sum, 0.
 OPERATOR.example(shapes((2, 3, 0), (0, 4)), name="zero_inner")
+
+
+@OPERATOR.example
+def long_inner(v, t, rng):
+    """K = 256: a 16-bit runtime that adds in the 16-bit type drifts by several units in the last place,
+    beyond one rounding of a float sum. Floats scaled by 1/16 (sums stay far below float16's 65504); the
+    tolerance is that of a 256-term sum in any order (accuracy.accumulation)."""
+    a, b = operand(t, (2, 256), rng), operand(t, (256, 3), rng)
+    if values.is_float(t.dtype):
+        a, b = a / np.asarray(16, a.dtype), b / np.asarray(16, b.dtype)
+        magnitude = float(np.max(np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64))))
+        return OPERATOR.expect(v, {"A": a, "B": b}, tolerance=accumulation(t.dtype, 256, magnitude))
+    return case(v, t, a, b)
 
 
 @OPERATOR.example

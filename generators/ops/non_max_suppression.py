@@ -213,6 +213,15 @@ def center_two_batches_two_classes(v, t, rng):
 
 
 @OPERATOR.example
+def center_read_as_corners_differs(v, t, rng):
+    """center_point_box 1 where reading the data as corners selects other boxes: boxes 0 and 1 (2 x 2, centres
+    half a unit apart) overlap with IoU 3/5 and box 1 is suppressed; as corners both are points (IoU 0) and
+    both would be kept. Box 2 is far from both."""
+    boxes = [[[2.0, 2.0, 2.0, 2.0], [2.0, 2.5, 2.0, 2.0], [9.0, 9.0, 1.0, 1.0]]]
+    return case(v, boxes, [[[0.9, 0.8, 0.7]]], max_out=(3,), iou_t=(0.5,), score_t=(0.0,), center=1)
+
+
+@OPERATOR.example
 def many_classes_large_limit(v, t, rng):
     """Three classes over eight random boxes, a limit above the box count."""
     corner = rng.integers(0, 8, size=(1, 8, 2)).astype(np.float64)

@@ -39,6 +39,14 @@ def full(v, t, rng):
 
 
 @OPERATOR.example
+def zero_elements(v, t, rng):
+    """A (0, 3) tensor (or a sequence whose first tensor is (0, 3)) as input: 'a non-empty value containing the
+    input element', not an empty optional."""
+    x = value(t["V"], (0, 3), rng)
+    return unpaired(t) or OPERATOR.expect(v, {"input": x})
+
+
+@OPERATOR.example
 def empty(v, t, rng):
     """No input: 'an empty optional-type ... of the given type' in the `type` attribute."""
     return unpaired(t) or OPERATOR.expect(v, {"input": None}, {"type": subgraph.type_proto(t["V"])})

@@ -34,6 +34,13 @@ def full(v, t, rng):
 
 
 @OPERATOR.example
+def zero_elements(v, t, rng):
+    """An optional holding a (0, 3) tensor (or a sequence whose first tensor is (0, 3)) holds an element: a
+    tensor with no elements is still a value ('contains an element'); version 18 on, such a plain tensor too."""
+    return OPERATOR.expect(v, {"input": value(t["O"], (0, 3), rng)})
+
+
+@OPERATOR.example
 def empty(v, t, rng):
     if not t["O"].startswith("optional("):
         return NotApplicable("a tensor or sequence input always has an element")

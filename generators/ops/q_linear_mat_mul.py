@@ -178,6 +178,59 @@ def broadcast(v, t, rng):
     return ours(v, t, rng, (2, 3, 2), (2, 4))
 
 
+# Per row (a) and per column (b): 'Scalar refers to per tensor quantization whereas N-D refers to per row or per
+# column quantization.' Scales are powers of two with a_scale * b_scale / y_scale a whole number, so no product
+# lands on a half; the zero points differ row by row (column by column) in the integer types.
+ROW_SCALES = [Fraction(1, 4), Fraction(1, 2), Fraction(1, 4)]
+COLUMN_SCALES = [Fraction(1, 4), Fraction(1, 2), Fraction(1, 4), Fraction(1, 2), Fraction(1, 4)]
+
+
+def row_zero_points(type_name: str, n: int) -> list[int]:
+    if not values.is_int(type_name):
+        return [0] * n
+    lo, _ = values.int_range(type_name)
+    return [(5 if lo == 0 else -2) + 3 * k for k in range(n)]
+
+
+def shifted(type_name: str, shape, rng, zps, axis: int) -> np.ndarray:
+    """Values within 3 of each row's (axis -2) or column's (axis -1) zero point, or small float 8 values."""
+    if not values.is_int(type_name):
+        return small(type_name, shape, rng, 0)
+    zp = np.array(zps).reshape((-1, 1) if axis == -2 else (1, -1))
+    return array(zp + rng.integers(-3, 4, size=shape), type_name)
+
+
+def per_row_column(v, t, rng, batch: tuple, vectors: bool):
+    """a [*batch, 3, 4] per row, b [*batch, 4, 5] per column: as the doc's 'M element vector' and 'K element
+    vector' (`vectors`, 2-D) or as its N-D '[D1, D2, M, 1]' and '[D1, D2, 1, K]' shapes."""
+    st = scale_type(v, t)
+    azp, bzp = row_zero_points(t["T1"], 3), row_zero_points(t["T2"], 5)
+    a = shifted(t["T1"], batch + (3, 4), rng, azp, -2)
+    b = shifted(t["T2"], batch + (4, 5), rng, bzp, -1)
+    a_shape = (3,) if vectors else batch + (3, 1)
+    b_shape = (5,) if vectors else batch + (1, 5)
+    a_scale = array(np.broadcast_to(np.array(ROW_SCALES, dtype=object).reshape(3, 1), batch + (3, 1)), st, a_shape)
+    a_zp = array(np.broadcast_to(np.array(azp, dtype=object).reshape(3, 1), batch + (3, 1)), t["T1"], a_shape)
+    b_scale = array(np.broadcast_to(np.array(COLUMN_SCALES, dtype=object), batch + (1, 5)), st, b_shape)
+    b_zp = array(np.broadcast_to(np.array(bzp, dtype=object), batch + (1, 5)), t["T2"], b_shape)
+    yzp = (128 if t["T3"] == "uint8" else 0) if values.is_int(t["T3"]) else 0
+    return qlinear_matmul(v, t, a, a_scale, a_zp, b, b_scale, b_zp, array([Fraction(1, 16)], st),
+                          array([yzp], t["T3"]))
+
+
+@OPERATOR.example
+def per_row_per_column(v, t, rng):
+    """2-D: a_scale and a_zero_point 'an M element vector' (3), b's 'K element vector' (5, b's columns)."""
+    return per_row_column(v, t, rng, (), vectors=True)
+
+
+@OPERATOR.example
+def per_row_per_column_batched(v, t, rng):
+    """3-D [2, 3, 4] x [2, 4, 5]: a's scale and zero point [2, 3, 1] ('[D1, D2, M, 1] for per row'), b's
+    [2, 1, 5] ('[D1, D2, 1, K] for per column')."""
+    return per_row_column(v, t, rng, (2,), vectors=False)
+
+
 # Where onnx's ReferenceEvaluator (1.23) differs from our value, and why ours stands (cases/crosscheck.md).
 OPERATOR.reference_differs(
     r"max abs err 1\b",
@@ -193,4 +246,16 @@ OPERATOR.reference_differs(
     r"^per_tensor int8: .*max abs err 2\b",
     "with a float 8 operand (b float8e4m3fn) the evaluator converts b to int32 (b.astype(np.int32)), truncating "
     "its halves; the spec dequantizes b as (b - b_zero_point) * b_scale",
+)
+OPERATOR.reference_differs(
+    r"^per_row_per_column_batched int8: .*values differ",
+    "with a float 8 operand (b float8e4m3fn, ...) the evaluator converts b to int32 (b.astype(np.int32)), truncating "
+    "its fractions; the spec dequantizes b as (b - b_zero_point) * b_scale (onnxruntime 1.31.1 has no float 8 "
+    "QLinearMatMul)",
+)
+OPERATOR.reference_differs(
+    r"^per_row_per_column \S+: reference evaluator raised ValueError: operands could not be broadcast",
+    "the evaluator subtracts a's zero point and multiplies a's scale along the last axis (numpy broadcasting), so "
+    "'an M element vector [v_1, v_2, ..., v_M] for per row quantization' of a [M, K] does not broadcast; "
+    "onnxruntime 1.31.1 refuses it too ('input zero point must be a scalar or 1D tensor of size 1'), a finding",
 )
