@@ -38,8 +38,7 @@ def prime(n: int) -> bool:
 class Planted(ExactAdapter):
     name = "planted"
     option_help = {**ExactAdapter.option_help,
-                   "fault": "prime_dims, deep_reduce, many_splits, abort_big, conv_stride, "
-                            "gather_negative_prime, pad_crop_edge, matmul_prime_k, or several joined by commas"}
+                   "fault": "one of the module's faults (its docstring lists them), or several joined by commas"}
 
     def __init__(self, options=None):
         super().__init__(options)
@@ -81,6 +80,16 @@ class Planted(ExactAdapter):
         return outputs
 
 
+# the faults a node's own attributes and inputs decide: name -> whether this node is hit. Each family's
+# faults sit in their own section below, registered with @fault.
+NODE_FAULTS: dict = {}
+
+
+def fault(hit):
+    NODE_FAULTS[hit.__name__.lstrip("_")] = hit
+    return hit
+
+
 def _attribute(node, name, default=None):
     for a in node.attribute:
         if a.name == name:
@@ -88,6 +97,7 @@ def _attribute(node, name, default=None):
     return default
 
 
+@fault
 def _conv_stride(node, inputs) -> bool:
     if node.op_type != "Conv":
         return False
@@ -96,6 +106,7 @@ def _conv_stride(node, inputs) -> bool:
     return any(s > k for s, k in zip(strides, kernel))
 
 
+@fault
 def _gather_negative_prime(node, inputs) -> bool:
     if node.op_type != "Gather":
         return False
@@ -104,6 +115,7 @@ def _gather_negative_prime(node, inputs) -> bool:
     return data.ndim > 0 and idx.size > 0 and bool((idx < 0).any()) and prime(data.shape[axis]) and data.shape[axis] >= 5
 
 
+@fault
 def _pad_crop_edge(node, inputs) -> bool:
     mode = _attribute(node, "mode", b"constant")
     mode = mode.decode() if isinstance(mode, bytes) else mode
@@ -111,6 +123,7 @@ def _pad_crop_edge(node, inputs) -> bool:
     return node.op_type == "Pad" and mode == "edge" and pads is not None and min(pads, default=0) < 0
 
 
+@fault
 def _matmul_prime_k(node, inputs) -> bool:
     if node.op_type != "MatMul":
         return False
@@ -118,9 +131,17 @@ def _matmul_prime_k(node, inputs) -> bool:
     return k >= 31 and prime(k)
 
 
-# the faults a node's own attributes and inputs decide: name -> whether this node is hit
-NODE_FAULTS = {"conv_stride": _conv_stride, "gather_negative_prime": _gather_negative_prime,
-               "pad_crop_edge": _pad_crop_edge, "matmul_prime_k": _matmul_prime_k}
+# -- faults: normalizations and losses --
+
+# -- faults: image and resampling --
+
+# -- faults: quantization and the rest --
+
+# -- faults: recurrent, attention and signal --
+
+# -- faults: control flow, sequences, strings and random --
+
+# -- faults: classical ML and training --
 
 
 def _off(x):
