@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import ml_dtypes
 import numpy as np
-import onnx
 import pytest
 from onnx import TensorProto, helper
 
 from onnx_conformance.harness.backends import registry
 from onnx_conformance.harness.compare import compare_outputs
+from tests.single_node import model_file, raised
 
 pytest.importorskip("iree.compiler")
 rt = pytest.importorskip("iree.runtime")
@@ -26,24 +26,7 @@ def adapter(cache_dir):
 
 
 def _model(tmp_path, op, inputs, output, opset=13, ir=8, **attrs):
-    """inputs: [(name, elem_type, shape)]; output: (elem_type, shape)."""
-    node = helper.make_node(op, [n for n, _, _ in inputs], ["y"], **attrs)
-    graph = helper.make_graph(
-        [node], op.lower(),
-        [helper.make_tensor_value_info(n, t, s) for n, t, s in inputs],
-        [helper.make_tensor_value_info("y", *output)],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = ir
-    path = tmp_path / f"{op}_{opset}_{output[0]}.onnx"
-    onnx.save(model, path)
-    return str(path)
-
-
-def _failure(call, *args):
-    with pytest.raises(Exception) as info:
-        call(*args)
-    return info.value
+    return model_file(tmp_path, op, inputs, output, opset, ir, **attrs)[0]
 
 
 X = np.array([[3.0, -1.0], [2.0, 5.0], [4.0, 0.5]], np.float32)
@@ -80,18 +63,18 @@ def test_compiled_modules_are_reused_from_disk(adapter, cache_dir, tmp_path, mon
 
 def test_operator_version_it_cannot_lower_is_unsupported_and_cached(adapter, cache_dir, tmp_path):
     path = _reduce_min(tmp_path, opset=1)
-    exc = _failure(adapter.prepare, path)
+    exc = raised(adapter.prepare, path)
     assert "failed to legalize operation 'torch.operator' that was explicitly marked illegal" in str(exc)
     assert 'name = "onnx.ReduceMin"' in str(exc)
     assert adapter.classify(exc, "load") == "unsupported"
     assert list(cache_dir.glob("*.error"))
-    again = _failure(registry.load("iree", {"cache_dir": str(cache_dir)}).prepare, path)
+    again = raised(registry.load("iree", {"cache_dir": str(cache_dir)}).prepare, path)
     assert str(again) == str(exc)
 
 
 def test_type_unknown_to_the_importer_is_unsupported(adapter, tmp_path):
     path = _model(tmp_path, "Identity", [("x", TensorProto.FLOAT6E2M3, [2])], (TensorProto.FLOAT6E2M3, [2]), opset=26, ir=13)
-    exc = _failure(adapter.prepare, path)
+    exc = raised(adapter.prepare, path)
     assert "Unknown ONNX tensor element type: 27" in str(exc)
     assert adapter.classify(exc, "load") == "unsupported"
 
@@ -100,14 +83,14 @@ def test_type_unknown_to_the_importer_is_unsupported(adapter, tmp_path):
 
 
 def test_operator_nobody_defines_is_error(adapter, tmp_path):
-    exc = _failure(adapter.prepare, _model(tmp_path, "NoSuchOp", [("x", TensorProto.FLOAT, [2])], (TensorProto.FLOAT, [2])))
+    exc = raised(adapter.prepare, _model(tmp_path, "NoSuchOp", [("x", TensorProto.FLOAT, [2])], (TensorProto.FLOAT, [2])))
     assert "No Op registered for NoSuchOp" in str(exc)
     assert adapter.classify(exc, "load") == "error"
 
 
 def test_mismatched_feed_is_refused_not_cast(adapter, tmp_path):
     prepared = adapter.prepare(_model(tmp_path, "Abs", [("x", TensorProto.FLOAT, [2])], (TensorProto.FLOAT, [2])))
-    exc = _failure(adapter.run, prepared, [np.array([-1.5, 2.0], np.float64)])
+    exc = raised(adapter.run, prepared, [np.array([-1.5, 2.0], np.float64)])
     assert "tensor element type mismatch; expected f32" in str(exc)
     assert adapter.classify(exc, "run") == "error"
 
@@ -155,7 +138,7 @@ def test_double_is_demoted_unless_told_otherwise(tmp_path, cache_dir):
     path = _model(tmp_path, "ReduceL1", [("x", TensorProto.DOUBLE, [2, 2])], (TensorProto.DOUBLE, []), axes=[0, 1], keepdims=0)
     x = np.array([[1.0, -2.0], [3.0, 0.1]])
     default = registry.load("iree", {"cache_dir": str(cache_dir)})
-    exc = _failure(default.run, default.prepare(path), [x])
+    exc = raised(default.run, default.prepare(path), [x])
     assert "buffer view byte length 8 exceeds backing buffer byte length 4" in str(exc)
     assert default.classify(exc, "run") == "error"
     kept = registry.load("iree", {"cache_dir": str(cache_dir), "flags": "--iree-input-demote-f64-to-f32=false"})

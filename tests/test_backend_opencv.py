@@ -9,6 +9,7 @@ from onnx import TensorProto, helper
 
 from onnx_conformance.harness.backends import registry
 from onnx_conformance.harness.compare import compare_outputs
+from tests.single_node import model_file, prepare_model, raised
 
 pytest.importorskip("cv2", reason="the opencv extra is not installed: pip install -e '.[opencv]'")
 
@@ -23,43 +24,15 @@ def classic():
     return registry.load("opencv", {"engine": "classic"})
 
 
-def _model(tmp_path, op, inputs, output, opset=13, ir=8, **attrs):
-    """inputs: [(name, elem_type, shape)]; output: (elem_type, shape)."""
-    node = helper.make_node(op, [n for n, _, _ in inputs], ["y"], **attrs)
-    graph = helper.make_graph(
-        [node], op.lower(),
-        [helper.make_tensor_value_info(n, t, s) for n, t, s in inputs],
-        [helper.make_tensor_value_info("y", *output)],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = ir
-    path = tmp_path / f"{op}_{opset}_{output[0]}.onnx"
-    onnx.save(model, path)
-    return str(path), model
-
-
-def _prepared(adapter, path_and_model):
-    from onnx_conformance.harness.backends.base import signature_of
-
-    path, model = path_and_model
-    return adapter.prepare(path, signature=signature_of(model))
-
-
-def _failure(call, *args, **kwargs):
-    with pytest.raises(Exception) as info:
-        call(*args, **kwargs)
-    return info.value
-
-
 X = np.array([[3.0, -1.0], [2.0, 5.0], [4.0, 0.5]], np.float32)
 
 
 def _reduce_min(tmp_path):
-    return _model(tmp_path, "ReduceMin", [("x", TensorProto.FLOAT, [3, 2])], (TensorProto.FLOAT, [1, 2]), axes=[0], keepdims=1)
+    return model_file(tmp_path, "ReduceMin", [("x", TensorProto.FLOAT, [3, 2])], (TensorProto.FLOAT, [1, 2]), axes=[0], keepdims=1)
 
 
 def test_reduce_min_passes_and_a_wrong_expectation_fails(adapter, tmp_path):
-    outputs = adapter.run(_prepared(adapter, _reduce_min(tmp_path)), [X])
+    outputs = adapter.run(prepare_model(adapter, _reduce_min(tmp_path)), [X])
     assert compare_outputs([X.min(axis=0, keepdims=True)], outputs).status == "pass"
     result = compare_outputs([X.max(axis=0, keepdims=True)], outputs)
     assert result.status == "fail" and result.detail.startswith("output 0: 2 of 2 values differ")
@@ -80,9 +53,9 @@ def test_capabilities_are_the_mat_depths(adapter):
 
 
 def test_operator_without_a_layer_is_unsupported(adapter, tmp_path):
-    path_and_model = _model(tmp_path, "ReverseSequence", [("x", TensorProto.FLOAT, [2, 2]), ("lens", TensorProto.INT64, [2])],
-                            (TensorProto.FLOAT, [2, 2]))
-    exc = _failure(_prepared, adapter, path_and_model)
+    path_and_model = model_file(tmp_path, "ReverseSequence", [("x", TensorProto.FLOAT, [2, 2]), ("lens", TensorProto.INT64, [2])],
+                                (TensorProto.FLOAT, [2, 2]))
+    exc = raised(prepare_model, adapter, path_and_model)
     assert 'of type "ReverseSequence"' in str(exc)
     assert adapter.classify(exc, "load") == "unsupported"
 
@@ -94,23 +67,23 @@ def test_operator_of_the_ml_domain_without_a_layer_is_unsupported(adapter, tmp_p
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("ai.onnx.ml", 1)])
     model.ir_version = 8
     onnx.save(model, tmp_path / "binarizer.onnx")
-    exc = _failure(_prepared, adapter, (str(tmp_path / "binarizer.onnx"), model))
+    exc = raised(prepare_model, adapter, (str(tmp_path / "binarizer.onnx"), model))
     assert 'of type "ai.onnx.ml.Binarizer"' in str(exc)
     assert adapter.classify(exc, "load") == "unsupported"
 
 
 def test_layer_without_the_element_type_is_unsupported(adapter, tmp_path):
     # The layer's type check lists the depths it has kernels for: "'input == CV_32F || ...' where 'input' is 3 (CV_16SC1)".
-    prepared = _prepared(adapter, _model(tmp_path, "Abs", [("x", TensorProto.INT16, [2])], (TensorProto.INT16, [2])))
-    exc = _failure(adapter.run, prepared, [np.array([-3, 4], np.int16)])
+    prepared = prepare_model(adapter, model_file(tmp_path, "Abs", [("x", TensorProto.INT16, [2])], (TensorProto.INT16, [2])))
+    exc = raised(adapter.run, prepared, [np.array([-3, 4], np.int16)])
     assert "::getTypes(" in str(exc) and "(CV_16SC1)" in str(exc)
     assert adapter.classify(exc, "run") == "unsupported"
 
 
 def test_matmul_of_doubles_is_unsupported(adapter, tmp_path):
-    path_and_model = _model(tmp_path, "MatMul", [("a", TensorProto.DOUBLE, [2, 3]), ("b", TensorProto.DOUBLE, [3, 2])],
-                            (TensorProto.DOUBLE, [2, 2]))
-    exc = _failure(adapter.run, _prepared(adapter, path_and_model), [np.ones((2, 3)), np.ones((3, 2))])
+    path_and_model = model_file(tmp_path, "MatMul", [("a", TensorProto.DOUBLE, [2, 3]), ("b", TensorProto.DOUBLE, [3, 2])],
+                                (TensorProto.DOUBLE, [2, 2]))
+    exc = raised(adapter.run, prepare_model(adapter, path_and_model), [np.ones((2, 3)), np.ones((3, 2))])
     assert "fastGemmPackB: only float32 is supported for now" in str(exc)
     assert adapter.classify(exc, "run") == "unsupported"
 
@@ -122,7 +95,7 @@ def test_sequence_input_is_unsupported(adapter, tmp_path):
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 16)])
     model.ir_version = 8
     onnx.save(model, tmp_path / "seq.onnx")
-    exc = _failure(_prepared, adapter, (str(tmp_path / "seq.onnx"), model))
+    exc = raised(prepare_model, adapter, (str(tmp_path / "seq.onnx"), model))
     assert "typeProto.has_tensor_type() in function 'parseValueInfo'" in str(exc)
     assert adapter.classify(exc, "load") == "unsupported"
 
@@ -131,8 +104,8 @@ def test_bfloat16_feed_is_unsupported(adapter, tmp_path):
     import ml_dtypes
 
     # Capabilities leave bfloat16 out, so a run declines it unread; this is why.
-    prepared = _prepared(adapter, _model(tmp_path, "Identity", [("x", TensorProto.BFLOAT16, [2])], (TensorProto.BFLOAT16, [2])))
-    exc = _failure(adapter.run, prepared, [np.array([1, 2], ml_dtypes.bfloat16)])
+    prepared = prepare_model(adapter, model_file(tmp_path, "Identity", [("x", TensorProto.BFLOAT16, [2])], (TensorProto.BFLOAT16, [2])))
+    exc = raised(adapter.run, prepared, [np.array([1, 2], ml_dtypes.bfloat16)])
     assert "blob data type = bfloat16 is not supported" in str(exc)
     assert adapter.classify(exc, "run") == "unsupported"
 
@@ -141,14 +114,14 @@ def test_bfloat16_feed_is_unsupported(adapter, tmp_path):
 
 
 def test_operator_nobody_defines_is_error(adapter, tmp_path):
-    exc = _failure(_prepared, adapter, _model(tmp_path, "NoSuchOp", [("x", TensorProto.FLOAT, [2])], (TensorProto.FLOAT, [2])))
+    exc = raised(prepare_model, adapter, model_file(tmp_path, "NoSuchOp", [("x", TensorProto.FLOAT, [2])], (TensorProto.FLOAT, [2])))
     assert 'of type "NoSuchOp"' in str(exc)
     assert adapter.classify(exc, "load") == "error"
 
 
 def test_mismatched_feed_is_refused_not_cast(adapter, tmp_path):
-    prepared = _prepared(adapter, _model(tmp_path, "Abs", [("x", TensorProto.FLOAT, [2])], (TensorProto.FLOAT, [2])))
-    exc = _failure(adapter.run, prepared, [np.array([-1.5, 2.0], np.float64)])
+    prepared = prepare_model(adapter, model_file(tmp_path, "Abs", [("x", TensorProto.FLOAT, [2])], (TensorProto.FLOAT, [2])))
+    exc = raised(adapter.run, prepared, [np.array([-1.5, 2.0], np.float64)])
     assert str(exc) == "input 0 is double, the model declares float"
     assert adapter.classify(exc, "run") == "error"
 
@@ -156,14 +129,14 @@ def test_mismatched_feed_is_refused_not_cast(adapter, tmp_path):
 def test_unreadable_model_is_error(adapter, tmp_path):
     path = tmp_path / "model.onnx"
     path.write_bytes(b"not a model")
-    exc = _failure(adapter.prepare, str(path))
+    exc = raised(adapter.prepare, str(path))
     assert "(-210:Unsupported format or combination of formats) Failed to parse ONNX model" in str(exc)
     assert adapter.classify(exc, "load") == "error"
 
 
 def test_output_without_a_shape_is_error(adapter, tmp_path):
     # The spec lets a graph output's type carry no shape; both parsers assert one.
-    exc = _failure(_prepared, adapter, _model(tmp_path, "Abs", [("x", TensorProto.FLOAT, [2])], (TensorProto.FLOAT, None)))
+    exc = raised(prepare_model, adapter, model_file(tmp_path, "Abs", [("x", TensorProto.FLOAT, [2])], (TensorProto.FLOAT, None)))
     assert "tensor.has_shape()" in str(exc)
     assert adapter.classify(exc, "load") == "error"
 
@@ -172,7 +145,7 @@ def test_output_without_a_shape_is_error(adapter, tmp_path):
 
 
 def test_float16_comes_back_as_float(adapter, tmp_path):
-    prepared = _prepared(adapter, _model(tmp_path, "Identity", [("x", TensorProto.FLOAT16, [2])], (TensorProto.FLOAT16, [2])))
+    prepared = prepare_model(adapter, model_file(tmp_path, "Identity", [("x", TensorProto.FLOAT16, [2])], (TensorProto.FLOAT16, [2])))
     (out,) = adapter.run(prepared, [np.array([1.5, -0.0], np.float16)])
     assert out.dtype == np.float32
     result = compare_outputs([np.array([1.5, -0.0], np.float16)], [out])
@@ -181,22 +154,22 @@ def test_float16_comes_back_as_float(adapter, tmp_path):
 
 def test_int64_inputs_are_narrowed_to_32_bits(adapter, classic, tmp_path):
     # The new engine keeps int64 inside the graph (3 + 2**31 - 1 is right) but cuts a fed int64 to 32 bits.
-    path_and_model = _model(tmp_path, "Add", [("a", TensorProto.INT64, [2]), ("b", TensorProto.INT64, [2])], (TensorProto.INT64, [2]))
+    path_and_model = model_file(tmp_path, "Add", [("a", TensorProto.INT64, [2]), ("b", TensorProto.INT64, [2])], (TensorProto.INT64, [2]))
     a, b = np.array([2**40, 3], np.int64), np.array([1, 2**31 - 1], np.int64)
-    (out,) = adapter.run(_prepared(adapter, path_and_model), [a, b])
+    (out,) = adapter.run(prepare_model(adapter, path_and_model), [a, b])
     assert out.dtype == np.int64 and out.tolist() == [1, 2**31 + 2]
     # The classic engine computes int64 as int32 throughout and says so in the output's type.
-    (out,) = classic.run(_prepared(classic, path_and_model), [a, b])
+    (out,) = classic.run(prepare_model(classic, path_and_model), [a, b])
     assert out.dtype == np.int32 and out.tolist() == [1, -(2**31) + 2]
 
 
 def test_rank0_output_of_size_comes_back_rank1(adapter, tmp_path):
-    prepared = _prepared(adapter, _model(tmp_path, "Size", [("x", TensorProto.FLOAT, [3, 2])], (TensorProto.INT64, [])))
+    prepared = prepare_model(adapter, model_file(tmp_path, "Size", [("x", TensorProto.FLOAT, [3, 2])], (TensorProto.INT64, [])))
     (out,) = adapter.run(prepared, [X])
     assert out.shape == (1,) and out.tolist() == [6]
 
 
 def test_zero_sized_output_comes_back_as_none(adapter, tmp_path):
-    path_and_model = _model(tmp_path, "Identity", [("x", TensorProto.FLOAT, [2, 0, 3])], (TensorProto.FLOAT, [2, 0, 3]))
-    (out,) = adapter.run(_prepared(adapter, path_and_model), [np.zeros((2, 0, 3), np.float32)])
+    path_and_model = model_file(tmp_path, "Identity", [("x", TensorProto.FLOAT, [2, 0, 3])], (TensorProto.FLOAT, [2, 0, 3]))
+    (out,) = adapter.run(prepare_model(adapter, path_and_model), [np.zeros((2, 0, 3), np.float32)])
     assert out is None

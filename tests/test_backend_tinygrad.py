@@ -10,8 +10,8 @@ import pytest
 from onnx import TensorProto, helper
 
 from onnx_conformance.harness.backends import registry
-from onnx_conformance.harness.backends.base import signature_of
 from onnx_conformance.harness.compare import compare_outputs
+from tests.single_node import model_file, prepare_model, raised
 
 pytest.importorskip("tinygrad", reason="the tinygrad extra is not installed: pip install -e '.[tinygrad]'")
 if shutil.which("clang") is None:
@@ -23,38 +23,12 @@ def adapter():
     return registry.load("tinygrad", {})
 
 
-def _model(tmp_path, op, inputs, output, opset=13, ir=8, **attrs):
-    """inputs: [(name, elem_type, shape)]; output: (elem_type, shape). Returns (path, model)."""
-    node = helper.make_node(op, [n for n, _, _ in inputs], ["y"], **attrs)
-    graph = helper.make_graph(
-        [node], op.lower(),
-        [helper.make_tensor_value_info(n, t, s) for n, t, s in inputs],
-        [helper.make_tensor_value_info("y", *output)],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = ir
-    path = tmp_path / f"{op}_{opset}_{output[0]}.onnx"
-    onnx.save(model, path)
-    return str(path), model
-
-
-def _prepared(adapter, path_and_model):
-    path, model = path_and_model
-    return adapter.prepare(path, signature=signature_of(model))
-
-
-def _failure(call, *args):
-    with pytest.raises(Exception) as info:
-        call(*args)
-    return info.value
-
-
 X = np.array([[3.0, -1.0], [2.0, 5.0], [4.0, 0.5]], np.float32)
 
 
 def test_reduce_min_passes_and_a_wrong_expectation_fails(adapter, tmp_path):
-    path_and_model = _model(tmp_path, "ReduceMin", [("x", TensorProto.FLOAT, [3, 2])], (TensorProto.FLOAT, [1, 2]), axes=[0], keepdims=1)
-    outputs = adapter.run(_prepared(adapter, path_and_model), [X])
+    path_and_model = model_file(tmp_path, "ReduceMin", [("x", TensorProto.FLOAT, [3, 2])], (TensorProto.FLOAT, [1, 2]), axes=[0], keepdims=1)
+    outputs = adapter.run(prepare_model(adapter, path_and_model), [X])
     assert compare_outputs([X.min(axis=0, keepdims=True)], outputs).status == "pass"
     result = compare_outputs([X.max(axis=0, keepdims=True)], outputs)
     assert result.status == "fail" and result.detail.startswith("output 0: 2 of 2 values differ")
@@ -76,19 +50,19 @@ def test_capabilities_are_the_parsers_types(adapter):
 
 
 def test_operator_it_does_not_implement_is_unsupported(adapter, tmp_path):
-    path_and_model = _model(tmp_path, "ReverseSequence", [("x", TensorProto.FLOAT, [2, 2]), ("lens", TensorProto.INT64, [2])],
-                            (TensorProto.FLOAT, [2, 2]))
-    prepared = _prepared(adapter, path_and_model)  # the runner looks operators up when it runs them
-    exc = _failure(adapter.run, prepared, [X[:2], np.array([1, 2], np.int64)])
+    path_and_model = model_file(tmp_path, "ReverseSequence", [("x", TensorProto.FLOAT, [2, 2]), ("lens", TensorProto.INT64, [2])],
+                                (TensorProto.FLOAT, [2, 2]))
+    prepared = prepare_model(adapter, path_and_model)  # the runner looks operators up when it runs them
+    exc = raised(adapter.run, prepared, [X[:2], np.array([1, 2], np.int64)])
     assert "op='ReverseSequence' is not supported" in str(exc)
     assert adapter.classify(exc, "run") == "unsupported"
 
 
 def test_type_its_parser_does_not_list_is_unsupported(adapter, tmp_path):
     # Capabilities leave float8 out, so a run declines it unread; this is why.
-    path_and_model = _model(tmp_path, "Cast", [("x", TensorProto.FLOAT, [2])], (TensorProto.FLOAT8E4M3FN, [2]),
-                            opset=19, ir=9, to=TensorProto.FLOAT8E4M3FN)
-    exc = _failure(_prepared, adapter, path_and_model)
+    path_and_model = model_file(tmp_path, "Cast", [("x", TensorProto.FLOAT, [2])], (TensorProto.FLOAT8E4M3FN, [2]),
+                                opset=19, ir=9, to=TensorProto.FLOAT8E4M3FN)
+    exc = raised(prepare_model, adapter, path_and_model)
     assert str(exc) == "17 is not a valid OnnxDataType"
     assert adapter.classify(exc, "load") == "unsupported"
 
@@ -101,7 +75,7 @@ def test_attribute_kind_its_parser_does_not_list_is_unsupported(adapter, tmp_pat
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     model.ir_version = 8
     onnx.save(model, tmp_path / "sparse.onnx")
-    exc = _failure(_prepared, adapter, (str(tmp_path / "sparse.onnx"), model))
+    exc = raised(prepare_model, adapter, (str(tmp_path / "sparse.onnx"), model))
     assert str(exc) == "11 is not a valid AttributeType"
     assert adapter.classify(exc, "load") == "unsupported"
 
@@ -113,8 +87,8 @@ def test_sequence_of_differing_shapes_is_unsupported(adapter, tmp_path):
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 16)])
     model.ir_version = 8
     onnx.save(model, tmp_path / "seq.onnx")
-    prepared = _prepared(adapter, (str(tmp_path / "seq.onnx"), model))
-    exc = _failure(adapter.run, prepared, [[np.zeros(2, np.float32), np.zeros(3, np.float32)]])
+    prepared = prepare_model(adapter, (str(tmp_path / "seq.onnx"), model))
+    exc = raised(adapter.run, prepared, [[np.zeros(2, np.float32), np.zeros(3, np.float32)]])
     assert "Shapes for input x sequence must be homogeneous" in str(exc)
     assert adapter.classify(exc, "run") == "unsupported"
 
@@ -127,7 +101,7 @@ def test_map_input_is_unsupported(adapter, tmp_path):
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("ai.onnx.ml", 1)])
     model.ir_version = 8
     onnx.save(model, tmp_path / "map.onnx")
-    exc = _failure(_prepared, adapter, (str(tmp_path / "map.onnx"), model))
+    exc = raised(prepare_model, adapter, (str(tmp_path / "map.onnx"), model))
     assert "graph value 'x' is a map" in str(exc) and "(AssertionError: {})" in str(exc)
     assert adapter.classify(exc, "load") == "unsupported"
 
@@ -136,15 +110,15 @@ def test_map_input_is_unsupported(adapter, tmp_path):
 
 
 def test_operator_nobody_defines_is_error(adapter, tmp_path):
-    prepared = _prepared(adapter, _model(tmp_path, "NoSuchOp", [("x", TensorProto.FLOAT, [2])], (TensorProto.FLOAT, [2])))
-    exc = _failure(adapter.run, prepared, [np.array([1.0, 2.0], np.float32)])
+    prepared = prepare_model(adapter, model_file(tmp_path, "NoSuchOp", [("x", TensorProto.FLOAT, [2])], (TensorProto.FLOAT, [2])))
+    exc = raised(adapter.run, prepared, [np.array([1.0, 2.0], np.float32)])
     assert isinstance(exc, NotImplementedError) and "op='NoSuchOp' is not supported" in str(exc)
     assert adapter.classify(exc, "run") == "error"
 
 
 def test_mismatched_feed_is_refused_not_cast(adapter, tmp_path):
-    prepared = _prepared(adapter, _model(tmp_path, "Abs", [("x", TensorProto.FLOAT, [2])], (TensorProto.FLOAT, [2])))
-    exc = _failure(adapter.run, prepared, [np.array([-1.5, 2.0], np.float64)])
+    prepared = prepare_model(adapter, model_file(tmp_path, "Abs", [("x", TensorProto.FLOAT, [2])], (TensorProto.FLOAT, [2])))
+    exc = raised(adapter.run, prepared, [np.array([-1.5, 2.0], np.float64)])
     assert str(exc) == "input 0 is double, the model declares float"
     assert adapter.classify(exc, "run") == "error"
 
@@ -152,7 +126,7 @@ def test_mismatched_feed_is_refused_not_cast(adapter, tmp_path):
 def test_unreadable_model_is_error(adapter, tmp_path):
     path = tmp_path / "model.onnx"
     path.write_bytes(b"not a model")
-    exc = _failure(adapter.prepare, str(path))
+    exc = raised(adapter.prepare, str(path))
     assert adapter.classify(exc, "load") == "error"
 
 
@@ -171,7 +145,7 @@ def test_unreadable_model_is_error(adapter, tmp_path):
 )
 def test_identity_round_trip_keeps_dtype_and_bits(adapter, tmp_path, values):
     elem = helper.np_dtype_to_tensor_dtype(values.dtype)
-    prepared = _prepared(adapter, _model(tmp_path, "Identity", [("x", elem, list(values.shape))], (elem, list(values.shape))))
+    prepared = prepare_model(adapter, model_file(tmp_path, "Identity", [("x", elem, list(values.shape))], (elem, list(values.shape))))
     (out,) = adapter.run(prepared, [values])
     assert out.dtype == values.dtype and out.shape == values.shape
     assert out.tobytes() == values.tobytes()
@@ -181,7 +155,7 @@ def test_bfloat16_moves_as_its_bits(adapter, tmp_path):
     import ml_dtypes
 
     values = np.array([1.5, -0.0, 3.0e38], ml_dtypes.bfloat16)
-    prepared = _prepared(adapter, _model(tmp_path, "Neg", [("x", TensorProto.BFLOAT16, [3])], (TensorProto.BFLOAT16, [3])))
+    prepared = prepare_model(adapter, model_file(tmp_path, "Neg", [("x", TensorProto.BFLOAT16, [3])], (TensorProto.BFLOAT16, [3])))
     (out,) = adapter.run(prepared, [values])
     assert out.dtype == ml_dtypes.bfloat16
     assert out.view(np.uint16).tolist() == (-values).view(np.uint16).tolist()

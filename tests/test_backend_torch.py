@@ -10,12 +10,12 @@ import textwrap
 
 import ml_dtypes
 import numpy as np
-import onnx
 import pytest
 from onnx import TensorProto, helper
 
 from onnx_conformance.harness.backends import registry
 from onnx_conformance.harness.compare import compare_outputs
+from tests.single_node import model_file, raised
 
 pytest.importorskip("torch")
 # Not importorskip: onnx2torch's own import fails without torchvision; the adapter's does not.
@@ -29,24 +29,7 @@ def adapter():
 
 
 def _model(tmp_path, op, inputs, output, opset=13, ir=8, **attrs):
-    """inputs: [(name, elem_type, shape)]; output: (elem_type, shape)."""
-    node = helper.make_node(op, [n for n, _, _ in inputs], ["y"], **attrs)
-    graph = helper.make_graph(
-        [node], op.lower(),
-        [helper.make_tensor_value_info(n, t, s) for n, t, s in inputs],
-        [helper.make_tensor_value_info("y", *output)],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = ir
-    path = tmp_path / f"{op}_{opset}_{output[0]}_{ir}.onnx"
-    onnx.save(model, path)
-    return str(path)
-
-
-def _failure(call, *args):
-    with pytest.raises(Exception) as info:
-        call(*args)
-    return info.value
+    return model_file(tmp_path, op, inputs, output, opset, ir, **attrs)[0]
 
 
 def _reduce_min(tmp_path, elem=TensorProto.FLOAT):
@@ -81,28 +64,28 @@ def test_operator_version_without_a_converter_is_unsupported(adapter, tmp_path):
         tmp_path, "ReduceMin", [("x", TensorProto.FLOAT, [3, 2]), ("axes", TensorProto.INT64, [1])],
         (TensorProto.FLOAT, [1, 2]), opset=18, keepdims=1,
     )
-    exc = _failure(adapter.prepare, path)
+    exc = raised(adapter.prepare, path)
     assert "Converter is not implemented (OperationDescription(domain='', operation_type='ReduceMin', version=18))" in str(exc)
     assert adapter.classify(exc, "load") == "unsupported"
 
 
 def test_torch_kernel_missing_for_a_dtype_is_unsupported(adapter, tmp_path):
     prepared = adapter.prepare(_reduce_min(tmp_path, TensorProto.UINT32))
-    exc = _failure(adapter.run, prepared, [np.arange(6, dtype=np.uint32).reshape(3, 2)])
+    exc = raised(adapter.run, prepared, [np.arange(6, dtype=np.uint32).reshape(3, 2)])
     assert "not implemented for 'UInt32'" in str(exc)
     assert adapter.classify(exc, "run") == "unsupported"
 
 
 def test_integer_mean_torch_refuses_is_unsupported(adapter, tmp_path):
     prepared = adapter.prepare(_model(tmp_path, "ReduceMean", [("x", TensorProto.INT32, [2])], (TensorProto.INT32, []), keepdims=0))
-    exc = _failure(adapter.run, prepared, [np.array([2, 4], np.int32)])
+    exc = raised(adapter.run, prepared, [np.array([2, 4], np.int32)])
     assert "Input dtype must be either a floating point or complex dtype" in str(exc)
     assert adapter.classify(exc, "run") == "unsupported"
 
 
 def test_integer_norm_torch_refuses_is_unsupported(adapter, tmp_path):
     prepared = adapter.prepare(_model(tmp_path, "ReduceL2", [("x", TensorProto.INT32, [2])], (TensorProto.INT32, []), keepdims=0))
-    exc = _failure(adapter.run, prepared, [np.array([3, 4], np.int32)])
+    exc = raised(adapter.run, prepared, [np.array([3, 4], np.int32)])
     assert "linalg.vector_norm: Expected a floating point or complex tensor as input" in str(exc)
     assert adapter.classify(exc, "run") == "unsupported"
 
@@ -110,14 +93,14 @@ def test_integer_norm_torch_refuses_is_unsupported(adapter, tmp_path):
 def test_empty_reduction_torch_rejects_is_error(adapter, tmp_path):
     # The spec defines ReduceMax over an empty set (minus infinity); torch refuses it.
     prepared = adapter.prepare(_model(tmp_path, "ReduceMax", [("x", TensorProto.FLOAT, [2, 0])], (TensorProto.FLOAT, [2]), axes=[1], keepdims=0))
-    exc = _failure(adapter.run, prepared, [np.zeros((2, 0), np.float32)])
+    exc = raised(adapter.run, prepared, [np.zeros((2, 0), np.float32)])
     assert "Expected reduction dim 1 to have non-zero size" in str(exc)
     assert adapter.classify(exc, "run") == "error"
 
 
 def test_ir_version_below_three_is_unsupported(adapter, tmp_path):
     assert adapter.capabilities.reason_unsupported(13, 2, None) == "IR version 2 below the backend's minimum 3"
-    exc = _failure(adapter.prepare, _model(tmp_path, "Abs", [("x", TensorProto.FLOAT, [2])], (TensorProto.FLOAT, [2]), ir=2))
+    exc = raised(adapter.prepare, _model(tmp_path, "Abs", [("x", TensorProto.FLOAT, [2])], (TensorProto.FLOAT, [2]), ir=2))
     assert "Onnx IR is too old" in str(exc)
     assert adapter.classify(exc, "load") == "unsupported"
 
@@ -126,7 +109,7 @@ def test_ir_version_below_three_is_unsupported(adapter, tmp_path):
 
 
 def test_operator_nobody_defines_is_error(adapter, tmp_path):
-    exc = _failure(adapter.prepare, _model(tmp_path, "NoSuchOp", [("x", TensorProto.FLOAT, [2])], (TensorProto.FLOAT, [2])))
+    exc = raised(adapter.prepare, _model(tmp_path, "NoSuchOp", [("x", TensorProto.FLOAT, [2])], (TensorProto.FLOAT, [2])))
     assert "operation_type='NoSuchOp'" in str(exc)
     assert adapter.classify(exc, "load") == "error"
 
@@ -134,7 +117,7 @@ def test_operator_nobody_defines_is_error(adapter, tmp_path):
 def test_mismatched_feed_is_refused_not_computed(adapter, tmp_path):
     # The fx module would happily compute Abs in float64.
     prepared = adapter.prepare(_model(tmp_path, "Abs", [("x", TensorProto.FLOAT, [2])], (TensorProto.FLOAT, [2])))
-    exc = _failure(adapter.run, prepared, [np.array([-1.5, 2.0], np.float64)])
+    exc = raised(adapter.run, prepared, [np.array([-1.5, 2.0], np.float64)])
     assert str(exc) == "input 0 is double, the model declares float"
     assert adapter.classify(exc, "run") == "error"
 

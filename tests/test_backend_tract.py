@@ -9,6 +9,7 @@ from onnx import TensorProto, helper
 
 from onnx_conformance.harness.backends import registry
 from onnx_conformance.harness.compare import compare_outputs
+from tests.single_node import model_file, raised
 
 pytest.importorskip("tract")
 
@@ -19,24 +20,7 @@ def adapter():
 
 
 def _model(tmp_path, op, inputs, output, opset=13, ir=8, **attrs):
-    """inputs: [(name, elem_type, shape)]; output: (elem_type, shape)."""
-    node = helper.make_node(op, [n for n, _, _ in inputs], ["y"], **attrs)
-    graph = helper.make_graph(
-        [node], op.lower(),
-        [helper.make_tensor_value_info(n, t, s) for n, t, s in inputs],
-        [helper.make_tensor_value_info("y", *output)],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = ir
-    path = tmp_path / f"{op}_{opset}_{output[0]}.onnx"
-    onnx.save(model, path)
-    return str(path)
-
-
-def _failure(call, *args):
-    with pytest.raises(Exception) as info:
-        call(*args)
-    return info.value
+    return model_file(tmp_path, op, inputs, output, opset, ir, **attrs)[0]
 
 
 def _reduce_min(tmp_path):
@@ -65,7 +49,7 @@ def test_operator_it_does_not_translate_is_unsupported(adapter, tmp_path):
         tmp_path, "TfIdfVectorizer", [("x", TensorProto.INT64, [2])], (TensorProto.FLOAT, None), opset=9,
         mode="TF", min_gram_length=1, max_gram_length=1, max_skip_count=0, ngram_counts=[0], ngram_indexes=[0], pool_int64s=[1],
     )
-    exc = _failure(adapter.prepare, path)
+    exc = raised(adapter.prepare, path)
     assert "Unimplemented(TfIdfVectorizer)" in str(exc)
     assert "Stack backtrace" not in str(exc)  # RUST_BACKTRACE=1 would add one; the adapter cuts it
     assert adapter.classify(exc, "load") == "unsupported"
@@ -75,7 +59,7 @@ def test_type_without_a_datum_type_is_unsupported(adapter, tmp_path):
     assert adapter.capabilities.reason_unsupported(13, 8, "bfloat16") == "dtype bfloat16 not supported by the backend"
     assert {"float", "float16", "double", "uint64", "int8", "bool"} <= adapter.capabilities.dtypes
     path = _model(tmp_path, "Identity", [("x", TensorProto.BFLOAT16, [2])], (TensorProto.BFLOAT16, [2]))
-    exc = _failure(adapter.prepare, path)
+    exc = raised(adapter.prepare, path)
     assert "Unknown DatumType Bfloat16" in str(exc)
     assert adapter.classify(exc, "load") == "unsupported"
 
@@ -87,7 +71,7 @@ def test_sequence_input_is_unsupported_and_a_typeless_one_is_an_error(adapter, t
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 16)])
     model.ir_version = 8
     onnx.save(model, tmp_path / "seq.onnx")
-    exc = _failure(adapter.prepare, str(tmp_path / "seq.onnx"))
+    exc = raised(adapter.prepare, str(tmp_path / "seq.onnx"))
     assert "graph input `x` has no type value" in str(exc)
     assert adapter.classify(exc, "load") == "unsupported"
     untyped = helper.make_graph([helper.make_node("Identity", ["x"], ["y"])], "g",
@@ -95,13 +79,13 @@ def test_sequence_input_is_unsupported_and_a_typeless_one_is_an_error(adapter, t
     model = helper.make_model(untyped, opset_imports=[helper.make_opsetid("", 16)])
     model.ir_version = 8
     onnx.save(model, tmp_path / "untyped.onnx")
-    exc = _failure(adapter.prepare, str(tmp_path / "untyped.onnx"))
+    exc = raised(adapter.prepare, str(tmp_path / "untyped.onnx"))
     assert adapter.classify(exc, "load") == "error"
 
 
 def test_reducer_without_the_type_is_unsupported(adapter, tmp_path):
     prepared = adapter.prepare(_model(tmp_path, "ReduceMax", [("x", TensorProto.UINT64, [2])], (TensorProto.UINT64, []), keepdims=0))
-    exc = _failure(adapter.run, prepared, [np.array([2**64 - 1, 5], np.uint64)])
+    exc = raised(adapter.run, prepared, [np.array([2**64 - 1, 5], np.uint64)])
     assert "U64 is not a number" in str(exc)
     assert adapter.classify(exc, "run") == "unsupported"
 
@@ -111,7 +95,7 @@ def test_axes_given_as_an_input_is_unsupported(adapter, tmp_path):
         tmp_path, "ReduceMin", [("x", TensorProto.FLOAT, [3, 2]), ("axes", TensorProto.INT64, [1])],
         (TensorProto.FLOAT, [1, 2]), opset=18, keepdims=1,
     )
-    exc = _failure(adapter.prepare, path)
+    exc = raised(adapter.prepare, path)
     assert "expected axes as a constant" in str(exc)
     assert adapter.classify(exc, "load") == "unsupported"
 
@@ -120,7 +104,7 @@ def test_axes_given_as_an_input_is_unsupported(adapter, tmp_path):
 
 
 def test_operator_nobody_defines_is_error(adapter, tmp_path):
-    exc = _failure(adapter.prepare, _model(tmp_path, "NoSuchOp", [("x", TensorProto.FLOAT, [2])], (TensorProto.FLOAT, [2])))
+    exc = raised(adapter.prepare, _model(tmp_path, "NoSuchOp", [("x", TensorProto.FLOAT, [2])], (TensorProto.FLOAT, [2])))
     assert "Unimplemented(NoSuchOp)" in str(exc)
     assert adapter.classify(exc, "load") == "error"
 
@@ -128,14 +112,14 @@ def test_operator_nobody_defines_is_error(adapter, tmp_path):
 def test_unreadable_model_is_error(adapter, tmp_path):
     path = tmp_path / "model.onnx"
     path.write_bytes(b"not a model")
-    exc = _failure(adapter.prepare, str(path))
+    exc = raised(adapter.prepare, str(path))
     assert "failed to decode Protobuf message" in str(exc)
     assert adapter.classify(exc, "load") == "error"
 
 
 def test_mismatched_feed_is_refused_not_cast(adapter, tmp_path):
     prepared = adapter.prepare(_model(tmp_path, "Abs", [("x", TensorProto.FLOAT, [2])], (TensorProto.FLOAT, [2])))
-    exc = _failure(adapter.run, prepared, [np.array([-1.5, 2.0], np.float64)])
+    exc = raised(adapter.run, prepared, [np.array([-1.5, 2.0], np.float64)])
     assert "Input at index 0 has incorrect dtype or shape" in str(exc)
     assert adapter.classify(exc, "run") == "error"
 
