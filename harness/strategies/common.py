@@ -71,8 +71,8 @@ def _bindings(draw, op, v: OpVersion):
     """A binding of every type parameter of v, each drawn from all the types its constraint allows
     (the constraints are independent in the schema: every combination is a valid model)."""
     params = v.type_params
-    if not params:
-        return Types({}, "", ())
+    if not params:  # the schema names its types directly: the operator's one binding (NonMaxSuppression's boxes)
+        return op.bindings(v)[0]
     primary = op.primary_param(v)
     binding = {primary: draw(st.sampled_from(preferred(params[primary], None)), label=primary)}
     defaults = {primary: binding[primary]}
