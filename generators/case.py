@@ -139,6 +139,8 @@ class Operator:
         self.meaning: Semantics | None = None
         self.meaning_takes_asked = False
         self.meaning_takes_graph = False
+        # Where the value is not promised at the type's precision (Case.quality): set by @OPERATOR.quality.
+        self.marks: Callable | None = None
 
     # -- the operator's meaning ------------------------------------------------------------------
 
@@ -154,6 +156,13 @@ class Operator:
         params = inspect.signature(fn).parameters
         self.meaning_takes_asked = "asked" in params
         self.meaning_takes_graph = "graph" in params
+        return fn
+
+    def quality(self, fn: Callable) -> Callable:
+        """Decorator: fn(v, attrs, inputs, outputs) -> Case.quality or None marks the expected values a
+        computation in the type itself cannot reach; `expect` applies it to every case it makes (an
+        example's own marks, or a drawn node's in explore-cases), unless the case gives its own."""
+        self.marks = fn
         return fn
 
     def meaning_of(self, v: OpVersion, attrs: dict, inputs: dict, asked: tuple | None, graph=None) -> dict:
@@ -191,6 +200,8 @@ class Operator:
         computed = self.run(v, inputs, attrs, fields.get("outer"), fields.get("nodes_opset"), asked)
         if outputs is None:
             outputs = [o.name for o in v.schema.outputs if o.name in computed]
+        if self.marks is not None and fields.get("quality") is None:
+            fields["quality"] = self.marks(v, attrs or {}, inputs, computed)
         return Case(inputs, named_outputs(v.schema, computed, outputs), dict(attrs or {}), **fields)
 
     def reject(self, v: OpVersion, inputs: dict, attrs: dict | None, declared: dict, **fields) -> Case:

@@ -4,8 +4,9 @@ The geometry is stated once: the attributes' shared rules (`attributes`), the pa
 size (`convolve_args`, `out_shape`, `transposed_size`), and the examples' attributes and rejections.
 
 Every oracle here sums exact products: inputs are `linalg_family.exact_array` values (Python ints
-for integer data, Fractions for finite floats, NaN and the infinities as Python floats, whose
-arithmetic with a Fraction follows IEEE 754: 0 * inf is NaN, inf + -inf is NaN), and the result
+for integer data, Fractions for finite floats, NaN and the infinities as `linalg_family.NonFinite`,
+whose arithmetic with a Fraction follows IEEE 754: 0 * inf is NaN, inf + -inf is NaN, even past
+float's range), and the result
 is rounded once to the output type by the caller (`linalg_family.to_type`).
 
 Padding: the spec pads the input with zeros ("the number of pixels added to the beginning and
@@ -23,7 +24,7 @@ import numpy as np
 
 from onnx_conformance.generators import values
 from onnx_conformance.generators.case import Declared, NotApplicable
-from onnx_conformance.generators.linalg_family import exact_array, to_type
+from onnx_conformance.generators.linalg_family import absorbing, exact_array, plain, to_type
 from onnx_conformance.generators.semantics import Rejected, attr
 from onnx_conformance.harness.dtypes import name_of_numpy
 
@@ -156,7 +157,7 @@ def convolve(x, w, *, strides=None, pads=None, dilations=None, group: int = 1) -
                  x[b, g*C/group + c, o*stride - pad_begin + k*dilation] * w[m, c, k],
     padded positions (outside x) left out of the sum. Raises ValueError where the shapes break the
     spec's rules (X.shape[1] == W.shape[1] * group, M mod group == 0, an empty output)."""
-    xe, we = exact(x), exact(w)
+    xe, we = absorbing(exact(x)), absorbing(exact(w))
     n = xe.ndim - 2
     if n < 1 or we.ndim != xe.ndim:
         raise ValueError(f"convolve: X rank {xe.ndim}, W rank {we.ndim}")
@@ -176,7 +177,7 @@ def convolve(x, w, *, strides=None, pads=None, dilations=None, group: int = 1) -
             return xe[(b, ch, *pos)] * we[(m, c, *k)]
         return None
 
-    return grouped_sums(batch, m_out, group, cg, outs, kernel, term)
+    return plain(grouped_sums(batch, m_out, group, cg, outs, kernel, term))
 
 
 def grouped_sums(batch: int, m_out: int, group: int, cg: int, outs, kernel, term) -> np.ndarray:
@@ -204,11 +205,11 @@ def add_bias(y: np.ndarray, bias) -> np.ndarray:
     """y (N, M, ...) plus a 1-D bias of M exact values, broadcast over every other axis."""
     if bias is None:
         return y
-    be = exact(bias)
-    out = y.copy()
+    be = absorbing(exact(bias))
+    out = absorbing(y)
     for idx in np.ndindex(*y.shape):
-        out[idx] = y[idx] + be[idx[1]]
-    return out
+        out[idx] = out[idx] + be[idx[1]]
+    return plain(out)
 
 
 # |e| of an exact value, a NaN counted as 0: what bounds a sum's rounding error
@@ -263,7 +264,7 @@ def conv_transpose(x, w, *, strides=None, pads=None, dilations=None, group: int 
     x: (N, C, d1, ..., dn); w: (C, M/group, k1, ..., kn). Input position i with kernel offset k lands
     on the full output's position i*stride + k*dilation; output o is the full output's o + pad_begin
     (a negative end pad, or output_padding, adds elements no input reaches: zero)."""
-    xe, we = exact(x), exact(w)
+    xe, we = absorbing(exact(x)), absorbing(exact(w))
     n = xe.ndim - 2
     strides, dilations, pads = filled(n, strides, dilations, pads)
     output_padding = list(output_padding or [0] * n)
@@ -290,7 +291,7 @@ def conv_transpose(x, w, *, strides=None, pads=None, dilations=None, group: int 
                     if all(0 <= o[a] < outs[a] for a in range(n)):
                         for m in range(mg):
                             y[(b, g * mg + m, *o)] = y[(b, g * mg + m, *o)] + xv * we[(c, m, *k)]
-    return y
+    return plain(y)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,8 +1,9 @@
 """Exact oracles of the products and accumulations (MatMul, Gemm, Einsum, Det, CumSum, CumProd): exact values in, one rounding out.
 
 Each element becomes a Python int (integer types) or a Fraction (finite floats); NaN and the
-infinities stay Python floats, whose arithmetic with a Fraction follows IEEE 754 (0 * inf is
-NaN, inf + -inf is NaN), so numpy's object-array matmul/einsum/cumsum compute the exact result.
+infinities stay Python floats, or, where a sum may pass float's range before meeting them, NonFinite
+(whose arithmetic with a Fraction follows IEEE 754: 0 * inf is NaN, inf + -inf is NaN, without
+converting the Fraction to float), so numpy's object-array matmul/einsum/cumsum compute the exact result.
 A runtime may sum in any order: float data here is non-negative (no cancellation) or exact in
 every order, and the tolerance is the composite budget.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+import ml_dtypes
 import numpy as np
 
 from onnx_conformance.generators import values
@@ -29,6 +31,69 @@ def exact_array(x: np.ndarray) -> np.ndarray:
     is_int = values.is_int(name_of_numpy(x.dtype))
     for idx, e in np.ndenumerate(x):
         out[idx] = int(e) if is_int else exact(float(e))
+    return out
+
+
+class NonFinite:
+    """NaN or an infinity among exact values, in sums and products that must stay exact. A Fraction
+    meeting a float converts itself to float first, which overflows once a sum has passed float's
+    range (two doubles near their maximum, then inf: OverflowError); this absorbs any finite value as
+    IEEE 754 does instead (inf + x = inf, NaN + x = NaN, inf * 0 = NaN, inf * -x = -inf)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: float):
+        self.value = value
+
+    @staticmethod
+    def _of(o):
+        """o's IEEE value if it is NaN or an infinity, else None (a finite int, Fraction or float)."""
+        if isinstance(o, NonFinite):
+            return o.value
+        return o if isinstance(o, float) and not math.isfinite(o) else None
+
+    def __add__(self, o):
+        other = self._of(o)
+        return self if other is None else NonFinite(self.value + other)
+
+    __radd__ = __add__
+
+    def __sub__(self, o):
+        return self + -o
+
+    def __rsub__(self, o):
+        return -self + o
+
+    def __mul__(self, o):
+        other = self._of(o)
+        if other is None:
+            other = math.nan if o == 0 else (1.0 if o > 0 else -1.0)
+        return NonFinite(self.value * other)
+
+    __rmul__ = __mul__
+
+    def __neg__(self):
+        return NonFinite(-self.value)
+
+    def __repr__(self):
+        return f"NonFinite({self.value!r})"
+
+
+def absorbing(ex) -> np.ndarray:
+    """An object array of exact values (exact_array's) with NaN and the infinities as NonFinite."""
+    out = np.array(ex, dtype=object)
+    for idx, e in np.ndenumerate(out):
+        if isinstance(e, float) and not math.isfinite(e):
+            out[idx] = NonFinite(e)
+    return out
+
+
+def plain(r) -> np.ndarray:
+    """absorbing's inverse: NonFinite back to Python floats, an object array of exact values."""
+    out = np.array(r, dtype=object)
+    for idx, e in np.ndenumerate(out):
+        if isinstance(e, NonFinite):
+            out[idx] = e.value
     return out
 
 
@@ -85,13 +150,33 @@ def ieee_specials(t: Types, shape, rng: np.random.Generator) -> np.ndarray:
 def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """numpy.matmul semantics ('Matrix product that behaves like numpy.matmul'), exactly."""
     with np.errstate(invalid="ignore"):  # NaN from inf * 0 is the IEEE result wanted
-        return np.asarray(np.matmul(exact_array(a), exact_array(b)), dtype=object)
+        return plain(np.matmul(absorbing(exact_array(a)), absorbing(exact_array(b))))
+
+
+def finite_magnitudes(x: np.ndarray) -> np.ndarray:
+    """|x| in long double, NaN and the infinities as 0: what bounds the finite terms of a sum of products."""
+    m = np.abs(np.asarray(x).astype(np.longdouble))
+    return np.where(np.isfinite(m), m, 0)
+
+
+def beyond_the_type(bound: np.ndarray, type_name: str) -> dict | None:
+    """Case.quality for a sum of products: the outputs where the finite terms' magnitudes sum past the
+    type's largest finite value. There a computation in the type overflows a product or a partial
+    sum (inf, or NaN beside an infinity of the other sign) where the exact value is another; the
+    spec names no intermediate precision."""
+    if values.is_int(type_name):
+        return None
+    marked = np.asarray(bound).reshape(-1) > np.longdouble(float(ml_dtypes.finfo(numpy_of(type_name)).max))
+    if not marked.any():
+        return None
+    return {"reason": f"a product or a partial sum leaves {type_name} on the way to the result; the spec names "
+                      "no intermediate precision", "outputs": {"0": [int(i) for i in np.flatnonzero(marked)]}}
 
 
 def einsum(equation: str, *xs: np.ndarray) -> np.ndarray:
     """The equation (spaces allowed by the spec, not by numpy) over exact values."""
-    r = np.einsum(equation.replace(" ", ""), *[exact_array(x) for x in xs])
-    return np.asarray(r, dtype=object)
+    with np.errstate(invalid="ignore"):  # NaN from inf * 0 is the IEEE result wanted
+        return plain(np.einsum(equation.replace(" ", ""), *[absorbing(exact_array(x)) for x in xs]))
 
 
 def det(x: np.ndarray) -> np.ndarray:

@@ -27,6 +27,7 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
+import ml_dtypes
 import mpmath
 import numpy as np
 
@@ -255,6 +256,32 @@ def lp(x, shape, wins, p):
 
     y = pool(x, shape, wins, reduce)
     return y, max(len(w.positions) for w in wins.values()), biggest[0]
+
+
+def lp_quality(x, shape, wins, p, y) -> dict | None:
+    """Case.quality for Lp: the outputs whose sum of |x|^p is beyond the type's largest finite value while
+    Y (the case's rounded output) is finite, which a backend summing in the type itself cannot reach (the
+    Reduce family's ReduceL2 is marked alike)."""
+    from onnx_conformance.generators.reduce_family import QUALITY_REASON
+
+    type_name = name_of_numpy(x.dtype)
+    if values.is_int(type_name):
+        return None
+    largest = Fraction(float(ml_dtypes.finfo(x.dtype).max))
+
+    def beyond(xs, w, _):
+        if any(isinstance(e, float) for e in xs):
+            return False
+        if float(p).is_integer():
+            return sum((abs(e) ** int(p) for e in xs), Fraction(0)) > largest
+        with mpmath.workprec(PREC):
+            return sum((mpmath.power(abs(mpmath.mpf(e.numerator) / e.denominator), p) for e in xs),
+                       mpmath.mpf(0)) > mpmath.mpf(largest.numerator)
+    marked = pool(x, shape, wins, beyond).astype(bool) & np.isfinite(np.asarray(y, dtype=np.float64))
+    if not marked.any():
+        return None
+    return {"reason": QUALITY_REASON.format(what="the sum of |x|^p", type=type_name),
+            "outputs": {"0": [int(i) for i in np.flatnonzero(marked.reshape(-1))]}}
 
 
 def lp_tolerance(type_name: str, n: int, largest: float, p: int):

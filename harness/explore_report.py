@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 from collections import Counter
+
+# what a runtime's message names that is not its cause: file paths, quoted names (a tensor's, a node's), numbers
+_PATH = re.compile(r"(?:/[\w.+-]+)+(?::\d+)?")
+_QUOTED = re.compile(r"""(["'])[^"']*\1""")
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?:e[-+]?\d+)?(?![\w.])")
+CAUSE_CHARS = 200
 
 
 def progress(explorer, force: bool = False, end: bool = False) -> None:
@@ -25,6 +32,30 @@ def progress(explorer, force: bool = False, end: bool = False) -> None:
         print("\r" + line + " " * 8, end="\n" if end else "", file=sys.stderr, flush=True)
     else:
         print(line, file=sys.stderr, flush=True)
+
+
+def cause(op: str, status: str, detail: str) -> tuple[str, str]:
+    """A find's cause as (status, words), the words one vendor would file once. A runtime's own message
+    (error, crash) names its cause: with paths, quoted names and numbers blanked it is the same across
+    operators and types (an inserted Cast refused for every float16 operator at opset 1). A wrong value
+    or a timeout is described in the comparator's words, which name no cause: the operator and the kind
+    of difference (the shape, or the values) stand for it."""
+    words = " ".join(detail.split())
+    if status in ("fail", "timeout"):
+        kind = "shape" if re.match(r"output \d+ shape", words) else ("values" if words else "")
+        return status, f"{op}: {kind}" if kind else op
+    words = _NUMBER.sub("N", _QUOTED.sub(r"\1…\1", _PATH.sub("…", words)))
+    return status, words[:CAUSE_CHARS]
+
+
+def causes(finds: list[tuple[str, str, str, str]]) -> list[tuple[str, str, list[str]]]:
+    """finds: (operator version, type, status, detail) each -> [(status, cause, the finds' "Op-V type"
+    in their order)], the most finds first, then by status and cause."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for label, dtype, status, detail in finds:
+        groups.setdefault(cause(label.rsplit("-", 1)[0], status, detail), []).append(f"{label} {dtype}")
+    return [(status, words, members) for (status, words), members
+            in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))]
 
 
 def summary(explorer, interrupted: bool) -> None:
@@ -59,6 +90,13 @@ def summary(explorer, interrupted: bool) -> None:
         print("  no finds")
         return
     print(f"  finds: {len(explorer.finds)}, in {explorer.out_text} (index.json)")
+    grouped = causes([(c.unit.label, c.probe.meta["dtype"], c.verdict.result["status"],
+                       c.verdict.result["detail"] or "") for c in explorer.finds])
+    print(f"  causes: {len(grouped)} (finds grouped by status and the backend's words, names and numbers blanked)")
+    for status, words, members in grouped:
+        shown = ", ".join(dict.fromkeys(members[:6])) + (f", ... ({len(members)} finds)" if len(members) > 6 else "")
+        print(f"  {status:8} {len(members):3}x {words}")
+        print(f"               {shown}")
     for c in explorer.finds:
         facts, other, answers = explorer.found_facts(c), c.verdict.other, c.verdict.answers
         print(f"  {c.verdict.key:8} {c.probe.name}: {facts['detail']}")

@@ -8,15 +8,26 @@ naming the status it reports and what every other backend answers on the same ca
 asserted against reports/<backend>/results.jsonl (or its .gz); a status that no longer matches fails
 with the finding's line number. CONFORMANCE_FINDINGS_REPORTS points the check at another reports
 directory (a fresh run before it is committed).
+
+A finding of explore-cases, whose case is in no committed report, carries instead
+
+    Explore: <backend> <case> <status>
+
+its case committed under reports/explore/<backend>/ (explore-cases' layout and index.json): the index
+records that status for that backend, the files are the ones the index hashes, and the exact semantics
+still gives the case's expected outputs, bit for bit.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 import os
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from onnx_conformance.harness.results import STATUSES, read_results
@@ -24,6 +35,8 @@ from onnx_conformance.harness.scoreboard import BACKENDS, SAMPLED
 
 ROOT = Path(__file__).resolve().parents[1]
 FINDINGS = ROOT / "reports" / "FINDINGS.md"
+EXPLORED = ROOT / "reports" / "explore"
+EXPLORE = re.compile(r"^Explore: (?P<backend>\S+) (?P<case>test_\S+_explore_\S+) (?P<status>\S+)$")
 CHECK = re.compile(r"^Check: (?P<backend>\S+) (?P<case>test_\S+) (?P<status>\S+) \| (?P<others>.+)$")
 OTHER = re.compile(r"^(?P<backend>[\w.-]+)=(?P<status>\S+)$")
 
@@ -138,3 +151,100 @@ def test_malformed_check_line_is_named(line, problem):
     with pytest.raises(ValueError, match=re.escape(problem)) as info:
         parse("text\n" + line + "\n")
     assert str(info.value).startswith("FINDINGS.md:2: ")
+
+
+def parse_explore(text: str, source: str = "FINDINGS.md") -> list[dict]:
+    """Every Explore line as {line, backend, case, status}; a malformed one raises ValueError naming the
+    file, the line and the problem."""
+    checks = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.startswith("Explore:"):
+            continue
+        match = EXPLORE.match(line.strip())
+        if not match:
+            raise ValueError(f"{source}:{number}: not 'Explore: <backend> <case with _explore_> <status>': {line!r}")
+        if match["backend"] not in BACKENDS or match["status"] not in STATUSES:
+            raise ValueError(f"{source}:{number}: unknown backend or status in {line!r}")
+        checks.append(dict(line=number, backend=match["backend"], case=match["case"], status=match["status"]))
+    return checks
+
+
+def explore_mismatches(check: dict, explored: Path) -> list[str]:
+    """What reports/explore/<backend>/ says differently from one Explore line (empty: it holds)."""
+    from onnx_conformance.harness.backends.exact import ExactAdapter
+    from onnx_conformance.harness.corpus import read_tensor
+
+    folder = explored / check["backend"]
+    try:
+        entry = json.loads((folder / "index.json").read_text())["cases"][check["case"]]
+    except (OSError, ValueError, KeyError) as e:
+        return [f"{folder / 'index.json'} has no entry for {check['case']} ({type(e).__name__})"]
+    found = entry["found"]
+    problems = [f"the index says {key} {found[key]}, the finding {check[key]}"
+                for key in ("backend", "status") if found[key] != check[key]]
+    case = folder / "node" / check["case"]
+    for rel, digest in entry["files"].items():
+        path = case / rel
+        if not path.is_file() or hashlib.sha256(path.read_bytes()).hexdigest() != digest:
+            problems.append(f"{path} is missing or not the file the index hashes")
+    if problems:
+        return problems
+    inputs = [read_tensor(str(p))[0] for p in sorted((case / "test_data_set_0").glob("input_*.pb"))]
+    expected = [read_tensor(str(p))[0] for p in sorted((case / "test_data_set_0").glob("output_*.pb"))]
+    exact = ExactAdapter({})
+    got = exact.run(exact.prepare_checked(str(case / "model.onnx"), None), inputs)
+    for k, (e, g) in enumerate(zip(expected, got)):
+        g = np.asarray(g)
+        if e.shape != g.shape or e.dtype != g.dtype or e.tobytes() != g.astype(e.dtype).tobytes():
+            problems.append(f"output {k}: the exact semantics now gives {g!r}, the case holds {e!r}")
+    return problems
+
+
+EXPLORE_CHECKS = parse_explore(FINDINGS.read_text(encoding="utf-8")) if FINDINGS.is_file() else []
+
+
+@pytest.mark.parametrize("check", EXPLORE_CHECKS, ids=[f"{c['backend']}-{c['case']}" for c in EXPLORE_CHECKS])
+def test_explore_finding_matches_its_committed_case(check):
+    problems = explore_mismatches(check, EXPLORED)
+    assert not problems, (f"FINDINGS.md:{check['line']} ({check['backend']} {check['case']} {check['status']}) "
+                          "no longer holds: " + "; ".join(problems))
+
+
+def test_every_committed_explore_case_is_a_finding():
+    """reports/explore/ holds only what FINDINGS.md names: no find committed and forgotten."""
+    named = {(c["backend"], c["case"]) for c in EXPLORE_CHECKS}
+    committed = {(p.parent.parent.name, p.name) for p in EXPLORED.glob("*/node/*") if p.is_dir()}
+    assert committed == named, (sorted(committed - named), sorted(named - committed))
+
+
+def test_a_changed_explore_case_fails_the_check(tmp_path):
+    """The explore check can fail: another status, a changed file, an expected value the semantics no longer gives."""
+    import shutil
+
+    if not EXPLORE_CHECKS:
+        pytest.skip("FINDINGS.md names no explore find yet")
+    check = EXPLORE_CHECKS[0]
+    shutil.copytree(EXPLORED / check["backend"], tmp_path / check["backend"])
+    assert explore_mismatches(check, tmp_path) == []
+    assert explore_mismatches(dict(check, status="timeout"), tmp_path) == [
+        f"the index says status {check['status']}, the finding timeout"]
+    output = tmp_path / check["backend"] / "node" / check["case"] / "test_data_set_0" / "output_0.pb"
+    from onnx import numpy_helper
+
+    from onnx_conformance.harness.corpus import read_tensor
+
+    value = read_tensor(str(output))[0]
+    changed = numpy_helper.from_array(np.full(value.shape[:-1] + (value.shape[-1] + 1,) if value.ndim else (1,), 7,
+                                              dtype=value.dtype))
+    output.write_bytes(output.read_bytes() + b"\x00")
+    assert explore_mismatches(check, tmp_path) == [f"{output} is missing or not the file the index hashes"]
+    index_path = tmp_path / check["backend"] / "index.json"
+    index = json.loads(index_path.read_text())
+    output.write_bytes(changed.SerializeToString())
+    files = index["cases"][check["case"]]["files"]
+    files["test_data_set_0/output_0.pb"] = hashlib.sha256(output.read_bytes()).hexdigest()
+    index_path.write_text(json.dumps(index))
+    (problem,) = explore_mismatches(check, tmp_path)
+    assert problem.startswith("output 0: the exact semantics now gives"), problem
+    with pytest.raises(ValueError, match="FINDINGS.md:2: not 'Explore:"):
+        parse_explore("x\nExplore: onnxruntime test_x_opset1_float fail\n")

@@ -7,7 +7,9 @@ import numpy as np
 from onnx_conformance.generators import conv_family as cf
 from onnx_conformance.generators.case import NotApplicable, Operator
 from onnx_conformance.generators.conv_family import documented, operand, specials
+from onnx_conformance.generators.linalg_family import beyond_the_type, finite_magnitudes
 from onnx_conformance.generators.semantics import Rejected, Undefined, rule
+from onnx_conformance.harness.dtypes import name_of_numpy
 
 OPERATOR = Operator("Conv")
 
@@ -46,6 +48,17 @@ def resolve(v, attrs: dict, x_shape, w_shape) -> dict:
                             "('W.shape[0] mod G == 0' is Conv-11's rule)")
         raise Rejected(w_sentence(v))
     return cf.convolve_args(a, x_shape, w_shape, EMPTY_OUTPUT)
+
+
+@OPERATOR.quality
+def overflowing(v, attrs, inputs, outputs):
+    """The finite terms' magnitudes (|X| |W|, + |B|) summed per output, as linalg_family.beyond_the_type reads them."""
+    x, w, b = inputs["X"], inputs["W"], inputs.get("B")
+    g = resolve(v, attrs, x.shape, w.shape)
+    bound = cf.convolve(finite_magnitudes(x).astype(np.float64).astype(object),
+                        finite_magnitudes(w).astype(np.float64).astype(object), **g)
+    bound = cf.add_bias(bound, None if b is None else finite_magnitudes(b).astype(np.float64).astype(object))
+    return beyond_the_type(np.array([float(e) for e in bound.reshape(-1)], dtype=np.longdouble), name_of_numpy(x.dtype))
 
 
 @OPERATOR.semantics

@@ -7,7 +7,8 @@ import numpy as np
 
 from onnx_conformance.generators import values
 from onnx_conformance.generators.case import Declared, NotApplicable, Operator
-from onnx_conformance.generators.linalg_family import exact_array, matmul, operand, rounded, tolerance
+from onnx_conformance.generators.linalg_family import (absorbing, beyond_the_type, exact_array, finite_magnitudes,
+                                                       matmul, operand, plain, rounded, tolerance)
 from onnx_conformance.generators.semantics import Rejected, Undefined, attr, rule
 from onnx_conformance.harness.dtypes import name_of_numpy
 
@@ -47,11 +48,25 @@ def gemm(v, attrs, inputs):
         except ValueError:
             raise Rejected(rule(v, r"broadcastable", "C") or f"'{SHAPES}, input tensor C is broadcastable "
                                                               f"to shape (M, N)': C {c.shape}, (M, N) {y.shape}")
-        y = y + np.broadcast_to(exact_array(c), y.shape) * attribute_value(attr(attrs, "beta", 1.0))
+        beta = attribute_value(attr(attrs, "beta", 1.0))
+        y = plain(absorbing(y) + absorbing(np.broadcast_to(exact_array(c), y.shape)) * beta)
     type_name = name_of_numpy(a.dtype)
     if values.is_int(type_name) and any(e.denominator != 1 for e in np.asarray(y, dtype=object).reshape(-1)):
         raise Undefined("alpha or beta makes an integer Y non-integral; the spec does not say how Gemm rounds it")
     return {"Y": rounded(y, type_name)}
+
+
+@OPERATOR.quality
+def overflowing(v, attrs, inputs, outputs):
+    """alpha * A' * B' + beta * C: the finite terms' magnitudes, each scaled as the formula scales it."""
+    a, b, c = inputs["A"], inputs["B"], inputs.get("C")
+    a = a.T if attr(attrs, "transA", 0) else a
+    b = b.T if attr(attrs, "transB", 0) else b
+    alpha, beta = (abs(float(attribute_value(attr(attrs, k, 1.0)))) for k in ("alpha", "beta"))
+    bound = np.matmul(finite_magnitudes(a), finite_magnitudes(b)) * np.longdouble(alpha)
+    if c is not None:
+        bound = bound + np.broadcast_to(finite_magnitudes(c), bound.shape) * np.longdouble(beta)
+    return beyond_the_type(bound, name_of_numpy(a.dtype))
 
 
 def gemm_case(v, t, a, b, c, alpha=None, beta=None, transA=0, transB=0):

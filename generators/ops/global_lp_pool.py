@@ -5,7 +5,8 @@ import numpy as np
 from onnx import AttributeProto
 
 from onnx_conformance.generators.case import Operator
-from onnx_conformance.generators.pool_family import documented, global_windows, lp, lp_tolerance, pooled, random
+from onnx_conformance.generators.pool_family import (documented, global_windows, lp, lp_quality, lp_tolerance, pooled,
+                                                     random)
 from onnx_conformance.generators.semantics import Rejected, attr
 
 OPERATOR = Operator("GlobalLpPool")
@@ -29,8 +30,11 @@ def case(v, t, x, p=None):
     if p is not None:
         attrs["p"] = float(p) if v.schema.attributes["p"].type == AttributeProto.FLOAT else int(p)
     shape, wins = global_windows(x)
-    _, n, largest = lp(x, shape, wins, 2 if p is None else p)
-    return OPERATOR.expect(v, {"X": x}, attrs, tolerance=lp_tolerance(t.dtype, n, largest, 2 if p is None else p))
+    use_p = 2 if p is None else p
+    _, n, largest = lp(x, shape, wins, use_p)
+    case = OPERATOR.expect(v, {"X": x}, attrs, tolerance=lp_tolerance(t.dtype, n, largest, use_p))
+    case.quality = lp_quality(x, shape, wins, use_p, case.outputs["Y"])
+    return case
 
 
 def small(t, shape, rng):

@@ -5,8 +5,8 @@ import numpy as np
 from onnx import AttributeProto
 
 from onnx_conformance.generators.case import NotApplicable, Operator
-from onnx_conformance.generators.pool_family import (attributes, documented, grid, lp, lp_tolerance, padding_rejections,
-                                                     pooled, pooling_windows, random)
+from onnx_conformance.generators.pool_family import (attributes, documented, grid, lp, lp_quality, lp_tolerance,
+                                                     padding_rejections, pooled, pooling_windows, random)
 from onnx_conformance.generators.semantics import Undefined, attr
 
 OPERATOR = Operator("LpPool")
@@ -44,7 +44,9 @@ def case(v, t, x, kernel_shape, p=None, strides=None, pads=None, dilations=None,
         _, n, largest = lp(x, shape, wins, use_p)
     except Undefined as e:
         return NotApplicable(e.reason)
-    return OPERATOR.expect(v, {"X": x}, attrs, tolerance=lp_tolerance(t.dtype, n, largest, use_p))
+    case = OPERATOR.expect(v, {"X": x}, attrs, tolerance=lp_tolerance(t.dtype, n, largest, use_p))
+    case.quality = lp_quality(x, shape, wins, use_p, case.outputs["Y"])
+    return case
 
 
 def example(name, data, types=None, **attrs):

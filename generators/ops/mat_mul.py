@@ -5,7 +5,8 @@ import numpy as np
 from onnx_conformance.generators import values
 from onnx_conformance.generators.accuracy import accumulation
 from onnx_conformance.generators.case import Declared, NotApplicable, Operator
-from onnx_conformance.generators.linalg_family import ieee_specials, matmul, operand, rounded, tolerance
+from onnx_conformance.generators.linalg_family import (beyond_the_type, finite_magnitudes, ieee_specials, matmul,
+                                                       operand, rounded, tolerance)
 from onnx_conformance.generators.semantics import Rejected
 from onnx_conformance.harness.dtypes import name_of_numpy
 
@@ -28,6 +29,12 @@ def product(v, attrs, inputs):
     except ValueError:
         raise Rejected(f"{NUMPY}: the batch dimensions of A and B must broadcast")
     return {"Y": rounded(matmul(a, b), name_of_numpy(a.dtype))}
+
+
+@OPERATOR.quality
+def overflowing(v, attrs, inputs, outputs):
+    a, b = inputs["A"], inputs["B"]
+    return beyond_the_type(np.matmul(finite_magnitudes(a), finite_magnitudes(b)), name_of_numpy(a.dtype))
 
 
 def case(v, t, a, b):

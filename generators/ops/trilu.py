@@ -25,6 +25,9 @@ def trilu(v, attrs, inputs):
             raise Rejected(" ".join(v.schema.inputs[1].description.split()))
         k = int(np.asarray(inputs["k"]).reshape(-1)[0])
     n, m = x.shape[-2:]
+    # j - i lies in [-(n - 1), m - 1]: a k beyond [-n, m] keeps the same elements, and numpy's own index
+    # arithmetic overflows near INT64_MIN (and wraps, keeping the wrong ones, a few steps above it)
+    k = max(-n, min(m, k))
     kept = np.triu(np.ones((n, m), bool), k) if attr(attrs, "upper", 1) else np.tril(np.ones((n, m), bool), k)
     out = x.copy()
     if x.dtype.kind in "OUS" and x.size and not kept.all():

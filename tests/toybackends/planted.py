@@ -15,6 +15,26 @@
   in constant mode only);
 - matmul_prime_k: a MatMul node answers wrong when its inner dimension is a prime of 31 or more (the
   corpus's stop at 4).
+- lstm_bidirectional_short_layout: an LSTM node answers wrong when it is bidirectional, batch-major
+  (layout 1) and sequence_lens leaves steps out (the corpus's short sequences are seq-major, or reverse);
+- dft_prime_length: a DFT node answers wrong when its dft_length input is a prime of 17 or more (the
+  corpus's are 5, 7 and 9);
+- layer_norm_odd_long: a LayerNormalization node answers wrong when the size it normalizes over (the
+  product of X's dimensions from axis on) is odd and 31 or more (a vector loop's remainder; the corpus's
+  sizes are 4 to 120, the odd ones 3, 5 and 15);
+- softmax_strided_remainder: a Softmax node answers wrong when its axis attribute names a dimension other
+  than the last and the dimensions after it hold 31 or more elements, not a multiple of 8 (the corpus's
+  hold 5 and 20);
+- loss_many_classes_ignored: a NegativeLogLikelihoodLoss or SoftmaxCrossEntropyLoss node answers wrong
+  when it has 17 classes or more and a target equals ignore_index (the corpus's have at most 5 classes).
+- tree_deeper_than_four: a TreeEnsembleRegressor node answers wrong when one of its trees is deeper than
+  four splits (the corpus's trees are two deep).
+- resize_scale_below_half: a Resize node answers wrong when one of its scales is below 0.5 (the corpus's
+  downscales stop at 0.6).
+- quantize_short_block: a QuantizeLinear node answers wrong when it quantizes by blocks of 3 or more that
+  do not divide the axis (a short last block; the corpus's blocks are of 2, on axis 1 of a matrix);
+- unique_many_values: a Unique node answers wrong when its input holds more than 16 distinct values (a
+  hash table's first growth; the corpus's inputs hold at most 6).
 Everywhere else the answers are this project's exact semantics.
 """
 
@@ -133,20 +153,110 @@ def _matmul_prime_k(node, inputs) -> bool:
 
 # -- faults: normalizations and losses --
 
+
+@fault
+def _layer_norm_odd_long(node, inputs) -> bool:
+    if node.op_type != "LayerNormalization" or not np.ndim(inputs[0]):
+        return False
+    shape = np.shape(inputs[0])
+    size = int(np.prod(shape[_attribute(node, "axis", -1) % len(shape):]))
+    return size >= 31 and size % 2 == 1
+
+
+@fault
+def _softmax_strided_remainder(node, inputs) -> bool:
+    if node.op_type != "Softmax" or not np.ndim(inputs[0]) or _attribute(node, "axis") is None:
+        return False
+    shape = np.shape(inputs[0])
+    axis = _attribute(node, "axis") % len(shape)
+    inner = int(np.prod(shape[axis + 1:]))
+    return axis != len(shape) - 1 and inner >= 31 and inner % 8 != 0
+
+
+@fault
+def _loss_many_classes_ignored(node, inputs) -> bool:
+    if node.op_type not in ("NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"):
+        return False
+    ignore = _attribute(node, "ignore_index")
+    return (np.ndim(inputs[0]) >= 2 and np.shape(inputs[0])[1] >= 17 and ignore is not None
+            and bool((np.asarray(inputs[1]) == ignore).any()))
+
+
 # -- faults: image and resampling --
+
+
+@fault
+def _resize_scale_below_half(node, inputs) -> bool:
+    scales = _inputs_named(node, inputs).get("scales")
+    return node.op_type == "Resize" and scales is not None and bool((np.asarray(scales) < 0.5).any())
+
 
 # -- faults: quantization and the rest --
 
+
+@fault
+def _quantize_short_block(node, inputs) -> bool:
+    block = _attribute(node, "block_size", 0)
+    if node.op_type != "QuantizeLinear" or not block or not np.ndim(inputs[0]) or not np.size(inputs[0]):
+        return False
+    shape = np.shape(inputs[0])
+    return block >= 3 and shape[_attribute(node, "axis", 1) % len(shape)] % block != 0
+
+
+@fault
+def _unique_many_values(node, inputs) -> bool:
+    return node.op_type == "Unique" and np.unique(np.asarray(inputs[0])).size > 16
+
+
 # -- faults: recurrent, attention and signal --
+
+
+def _inputs_named(node, inputs) -> dict:
+    """The node's inputs by name (an optional input left out has none)."""
+    return dict(zip([n for n in node.input if n], inputs))
+
+
+@fault
+def _lstm_bidirectional_short_layout(node, inputs) -> bool:
+    if node.op_type != "LSTM" or _attribute(node, "direction", b"forward") != b"bidirectional":
+        return False
+    named = _inputs_named(node, inputs)
+    lens = named.get("sequence_lens")
+    steps = np.shape(named["X"])[1 if _attribute(node, "layout", 0) else 0]
+    return _attribute(node, "layout", 0) == 1 and lens is not None and bool((np.asarray(lens) < steps).any())
+
+
+@fault
+def _dft_prime_length(node, inputs) -> bool:
+    length = _inputs_named(node, inputs).get("dft_length")
+    n = int(np.asarray(length).reshape(-1)[0]) if node.op_type == "DFT" and length is not None else 0
+    return n >= 17 and prime(n)
+
 
 # -- faults: control flow, sequences, strings and random --
 
 # -- faults: classical ML and training --
 
 
+@fault
+def _tree_deeper_than_four(node, inputs) -> bool:
+    if node.op_type != "TreeEnsembleRegressor":
+        return False
+    ids = list(zip(_attribute(node, "nodes_treeids", []), _attribute(node, "nodes_nodeids", [])))
+    modes = [m.decode() if isinstance(m, bytes) else m for m in _attribute(node, "nodes_modes", [])]
+    children = {key: (t, f) for key, mode, t, f in zip(ids, modes, _attribute(node, "nodes_truenodeids", []),
+                                                       _attribute(node, "nodes_falsenodeids", [])) if mode != "LEAF"}
+
+    def depth(tree, nid, seen=0):
+        kids = children.get((tree, nid))
+        return 0 if kids is None or seen > len(ids) else 1 + max(depth(tree, k, seen + 1) for k in kids)
+
+    return any(depth(tree, nid) > 4 for tree, nid in ids)
+
+
 def _off(x):
     """x with its first element changed to a value no tolerance accepts."""
-    x = np.array(x, copy=True)
+    x = np.array(x, copy=True, order="C")  # C order: reshape(-1) below must be a view, not a copy
     if x.size == 0:
         return x
     flat = x.reshape(-1)
