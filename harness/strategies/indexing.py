@@ -7,7 +7,13 @@ outside the range [-depth, depth-1] will result in one-hot representation with a
 values', so its indices go past both ends. Scatter's updates meet one element once where the spec
 fixes no order ('reduction = none' with duplicates is undefined): the index sets are drawn distinct,
 and may repeat only under a reduction. ArgMax, ArgMin and TopK draw data with ties (0, 1, 2 repeating)
-as often as distinct data: the spec says which of equal elements wins.
+as often as distinct data: the spec says which of equal elements wins. Scatter (ScatterElements'
+first name) is drawn where its version is not deprecated (9). NonZero's input is mostly zeros, or
+mostly not, with -0.0, NaN and '' among the drawn elements. TensorScatter's write indices stay in the
+cache in linear mode ('requires write_indices+sequence_length<=max_sequence_length') and go past its
+end in circular mode. Unique draws tensors with few distinct values (ties) or many (more than 16, a
+hash table's first size), flattened or along an axis, sorted or in order of first occurrence, with
+all four outputs.
 """
 
 from __future__ import annotations
@@ -37,12 +43,18 @@ MAX_INDEX_RANK = 4
 class Indexing(Family):
     name = "indexing"
     operators = ("Gather", "GatherElements", "GatherND", "ScatterElements", "ScatterND", "OneHot", "Compress",
-                 "ArgMax", "ArgMin", "TopK")
+                 "ArgMax", "ArgMin", "TopK", "NonZero", "Scatter", "TensorScatter", "Unique")
+
+    def covers(self, op, v):
+        if op.name == "Scatter" and v.schema.deprecated:  # onnx.checker refuses every model that uses it
+            return f"Scatter-{v.since_version} is deprecated: onnx.checker refuses every model using it"
+        return super().covers(op, v)
 
     def strategy(self, op, v, t):
         draw = {"Gather": _gather, "GatherElements": _gather_elements, "GatherND": _gather_nd,
                 "ScatterElements": _scatter_elements, "ScatterND": _scatter_nd, "OneHot": _one_hot,
-                "Compress": _compress, "ArgMax": _arg, "ArgMin": _arg, "TopK": _top_k}[op.name]
+                "Compress": _compress, "ArgMax": _arg, "ArgMin": _arg, "TopK": _top_k, "NonZero": _non_zero,
+                "Scatter": _scatter_elements, "TensorScatter": _tensor_scatter, "Unique": _unique}[op.name]
         return draw(op, v, t)
 
 
@@ -272,3 +284,50 @@ def _top_k(draw, op, v, t):
     else:
         attrs["k"] = k
     return Probe(inputs, attrs, outputs=["Values", "Indices"])
+
+
+@st.composite
+def _non_zero(draw, op, v, t):
+    shape = draw(shapes(0), label="X shape")
+    role = draw(st.sampled_from(["tied", "distinct"]), label="data")  # tied: 0, 1, 2 (a third of them zero)
+    if t.dtype == "string":
+        role = "distinct"
+    return Probe({"X": _data(draw, t, shape, label="X", role=role)})
+
+
+@st.composite
+def _tensor_scatter(draw, op, v, t):
+    """past_cache (batch, ..., max_sequence_length, ...), update of sequence_length <= max along axis (not 0)."""
+    r = draw(st.integers(2, 5), label="rank")
+    axis = draw(st.integers(1, r - 1), label="axis")
+    shape = list(draw(shapes(r, r, 512), label="past_cache shape"))
+    max_len = shape[axis]
+    seq = draw(st.integers(0, max_len), label="sequence_length")
+    update_shape = shape[:axis] + [seq] + shape[axis + 1:]
+    past = _data(draw, t, shape, label="past_cache")
+    update = draw(tensors(t.dtype, tuple(update_shape), operand=1), label="update")
+    attrs = {}
+    mode = draw(st.sampled_from(["linear", "circular"]), label="mode")
+    if mode != "linear" or draw(st.booleans(), label="give mode"):
+        attrs["mode"] = mode
+    if axis != r - 2 or draw(st.booleans(), label="give axis"):
+        attrs["axis"] = axis - r if draw(st.booleans(), label="negative axis") else axis
+    inputs = {"past_cache": past, "update": update}
+    if draw(st.booleans(), label="give write_indices"):
+        top = max_len - seq if mode == "linear" else 2 * max_len + 1
+        inputs["write_indices"] = np.array([draw(st.integers(0, max(top, 0)), label="write index")
+                                            for _ in range(shape[0])], dtype=np.int64)
+    return Probe(inputs, attrs)
+
+
+@st.composite
+def _unique(draw, op, v, t):
+    shape = draw(shapes(1, 4, 1024), label="X shape")
+    many = draw(st.booleans(), label="many distinct")
+    x = _data(draw, t, shape, label="X", role="distinct" if many or t.dtype == "string" else "tied")
+    attrs = {}
+    if draw(st.booleans(), label="give axis"):
+        attrs["axis"] = negative_spelling(draw, draw(st.integers(0, x.ndim - 1), label="axis"), x.ndim)
+    if draw(st.booleans(), label="give sorted"):
+        attrs["sorted"] = draw(st.sampled_from([0, 1]), label="sorted")
+    return Probe({"X": x}, attrs, outputs=["Y", "indices", "inverse_indices", "counts"])

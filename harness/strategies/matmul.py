@@ -1,10 +1,15 @@
-"""Matrix products: MatMul (ranks 1 to 4, batch dimensions broadcast), Gemm (transA, transB, alpha, beta, C broadcast), MatMulInteger (zero points per tensor, row or column) and Einsum (equation templates).
+"""Matrix products: MatMul (ranks 1 to 4, batch dimensions broadcast), Gemm (transA, transB, alpha, beta, C broadcast), MatMulInteger (zero points per tensor, row or column), Einsum (equation templates) and Det (batches of matrices up to 8 x 8, singular ones too).
 
 The inner dimension is drawn like any other (1 to 4, or a size around a vector width or a tile:
 31, 32, 33, 64, 127, ...), so a kernel's remainder loop is reached. The tolerance is the corpus's,
 grown to an accumulation over the inner dimension with this data's largest sum of |terms|
 (accuracy.accumulation: 'the spec names no accumulation order or type'); integer products are exact,
-drawn from 0, 1 and -1 (the `sparse` values) so no sum leaves the type.
+drawn from 0, 1 and -1 (the `sparse` values) so no sum leaves the type. Det's matrices are general,
+singular (a row the sum of two others, or repeated: the exact determinant is 0), triangular, or of small
+integers; 'the spec names no algorithm', so its tolerance is a backward-error bound of an elimination
+with partial pivoting: an absolute DET_SLACK * n^3 * eps times the Hadamard bound (the product of the
+rows' lengths), never less than the corpus's (pivot growth taken as at most n: Wilkinson's 2^(n-1) needs
+contrived matrices these draws do not make).
 """
 
 from __future__ import annotations
@@ -22,12 +27,16 @@ from onnx_conformance.harness.strategies.common import (
     Probe,
     broadcast_shapes,
     dims,
+    element_values,
     grown,
     largest_finite,
+    shapes,
     tensors,
     unidirectional_shape,
 )
 
+DET_SLACK = 4
+DET_ELEMENTS = 512  # Det's X, at most: the exact determinant eliminates with Fractions
 WORK = 8192  # multiply-adds of the exact semantics (Fractions), at most: about 50 ms
 MATRIX = 4097  # elements of an operand, at most
 
@@ -38,10 +47,11 @@ EQUATIONS = ("ij,jk->ik", "ij->ji", "ij->i", "...ii->...i", "i,i", "bij,bjk->bik
 
 class MatMul(Family):
     name = "matrix products"
-    operators = ("MatMul", "Gemm", "MatMulInteger", "Einsum")
+    operators = ("MatMul", "Gemm", "MatMulInteger", "Einsum", "Det")
 
     def strategy(self, op, v, t):
-        return {"MatMul": _matmul, "Gemm": _gemm, "MatMulInteger": _matmul_integer, "Einsum": _einsum}[op.name](op, v, t)
+        return {"MatMul": _matmul, "Gemm": _gemm, "MatMulInteger": _matmul_integer, "Einsum": _einsum,
+                "Det": _det}[op.name](op, v, t)
 
     def case(self, op, v, t, probe):
         try:
@@ -50,6 +60,8 @@ class MatMul(Family):
             raise Discard("the semantics' exact sum overflows float beside an infinity") from None
         if "terms" in probe.extra:
             case.tolerance = grown(case.tolerance, t.dtype, probe.extra["terms"], probe.extra["magnitude"])
+        if op.name == "Det":
+            case.tolerance = _det_tolerance(case.tolerance, t.dtype, probe.inputs["X"])
         return case
 
 
@@ -132,6 +144,8 @@ def _matmul_integer(draw, op, v, t):
             inputs[name] = draw(tensors(kind, () if how == "tensor" else along, operand=3), label=name)
         elif name == "a_zero_point" and draw(st.booleans(), label="leave a_zero_point empty"):
             inputs[name] = None
+    if "b_zero_point" in inputs and "a_zero_point" not in inputs:  # B's zero point in its own slot, A's left empty
+        inputs = {"A": a, "B": b, "a_zero_point": None, "b_zero_point": inputs["b_zero_point"]}
     if inputs.get("a_zero_point", 0) is None and "b_zero_point" not in inputs:
         del inputs["a_zero_point"]
     return Probe(inputs)
@@ -165,3 +179,52 @@ def _einsum(draw, op, v, t):
     with np.errstate(all="ignore"):
         mag = largest_finite(np.einsum(equation, *[np.abs(np.asarray(x, dtype=np.float64)) for x in xs]))
     return Probe(variadic("Inputs", xs), {"equation": equation}, extra={"terms": terms, "magnitude": mag})
+
+
+@st.composite
+def _det(draw, op, v, t):
+    n = draw(st.one_of(st.integers(1, 4), st.sampled_from([0, 5, 7, 8])), label="M")
+    batch = draw(shapes(0, 3, max(1, DET_ELEMENTS // max(n * n, 1))), label="batch")
+    kind = draw(st.sampled_from(["general", "singular", "triangular", "integers"]), label="matrices")
+    shape = batch + (n, n)
+    if kind == "integers":
+        x = draw(tensors(t.dtype, shape, elements=st.integers(-3, 3).map(float).map(
+            lambda f, d=t.dtype: _storage_of(f, d))), label="X")
+    else:
+        x = draw(tensors(t.dtype, shape, elements=element_values(t.dtype, edge_values=False)), label="X")
+    x = x.copy()
+    if kind == "triangular" and n:
+        x[..., np.tril_indices(n, -1)[0], np.tril_indices(n, -1)[1]] = 0
+    if kind == "singular" and n >= 2:
+        i, j = draw(st.permutations(range(n)), label="rows")[:2]
+        if n >= 3 and draw(st.booleans(), label="a sum of two rows"):
+            k = draw(st.sampled_from([r for r in range(n) if r not in (i, j)]), label="third row")
+            with np.errstate(all="ignore"):  # the sum rounded to the type: the exact determinant is then near 0
+                x[..., i, :] = (x[..., j, :].astype(np.float64) + x[..., k, :].astype(np.float64)).astype(x.dtype)
+        else:
+            x[..., i, :] = x[..., j, :]
+    return Probe({"X": x})
+
+
+def _storage_of(f: float, type_name: str):
+    from onnx_conformance.harness.strategies.common import _bits
+
+    return _bits([f], type_name)[0]
+
+
+def _det_tolerance(corpus: dict | None, type_name: str, x) -> dict | None:
+    """The corpus's tolerance, and at least the absolute error an elimination with partial pivoting may
+    make: DET_SLACK * n^3 * eps * the Hadamard bound of each matrix."""
+    from onnx_conformance.generators.accuracy import EPSILON
+
+    x = np.asarray(x, dtype=np.float64)
+    n = x.shape[-1]
+    if type_name not in EPSILON or not x.size or not n:
+        return corpus
+    with np.errstate(all="ignore"):
+        hadamard = float(np.max(np.prod(np.linalg.norm(x, axis=-1), axis=-1)))
+    if not math.isfinite(hadamard):
+        raise Discard("the matrix's Hadamard bound leaves float64: no useful error bound")
+    out = dict(corpus or {})
+    out["atol"] = max(out.get("atol", 0.0), DET_SLACK * n**3 * EPSILON[type_name] * hadamard)
+    return out

@@ -1,4 +1,4 @@
-"""Shape and layout: Pad, Tile, Expand, Reshape, Squeeze, Unsqueeze, Flatten, DepthToSpace, SpaceToDepth, Shape, Size, Range, Trilu, CumSum and ReverseSequence, each in the spelling its version takes.
+"""Shape and layout: Pad, Tile, Expand, Reshape, Squeeze, Unsqueeze, Flatten, DepthToSpace, SpaceToDepth, Shape, Size, Range, Trilu, CumSum, CumProd, ReverseSequence and Identity, each in the spelling its version takes.
 
 The numbers that shape a node (pads, repeats, a target shape, axes) are attributes or int64 inputs
 as the version has them (shape_family.ints_argument); negative axes from version 11 ('Accepted range
@@ -7,19 +7,27 @@ after, negative ones cropping (version 2 on), in every mode the version lists, w
 value to repeat; Reshape's 0 (copy, or with allowzero a zero dimension) and -1 (inferred); Shape's
 start and end past either end ('clamped to the range [0, r-1]'); OneHot-style out-of-range values are
 not drawn where the spec calls them an error. CumSum's tolerance grows with the axis as an
-accumulation's does (accuracy.accumulation, the reductions' rule): the spec names no order to add in.
+accumulation's does (accuracy.accumulation, the reductions' rule): the spec names no order to add in;
+CumProd's likewise with its largest running product of magnitudes (a product's rounding errors add
+up relative to it), its factors near 1 so that thousands of them stay in range. Tile-1 takes one count
+and one axis as whole numbers of the input's own float type (its schema types `tiles` and `axis` T).
+Identity copies a tensor, a sequence of tensors (14 on) or an optional of either, empty ones too (16 on).
 """
 
 from __future__ import annotations
 
 import math
 
+import ml_dtypes
 import numpy as np
 from hypothesis import strategies as st
 
+from onnx_conformance.generators.case import Opt, Seq
 from onnx_conformance.generators.shape_family import ints_argument
 from onnx_conformance.harness.strategies import common
+from onnx_conformance.harness.dtypes import numpy_of
 from onnx_conformance.harness.strategies.common import (
+    Discard,
     Family,
     Probe,
     broadcast_shapes,
@@ -39,20 +47,24 @@ ROOM = 1024  # elements an input may hold where the output is several times larg
 class Shape(Family):
     name = "shape and layout"
     operators = ("Pad", "Tile", "Expand", "Reshape", "Squeeze", "Unsqueeze", "Flatten", "DepthToSpace",
-                 "SpaceToDepth", "Shape", "Size", "Range", "Trilu", "CumSum", "ReverseSequence")
-
-    def covers(self, op, v):
-        if op.name == "Tile" and v.since_version == 1:  # tiles and axis typed as the input: one count, one axis
-            return "Tile-1's tiles and axis are inputs of the data's type: no strategy for them"
-        return super().covers(op, v)
+                 "SpaceToDepth", "Shape", "Size", "Range", "Trilu", "CumSum", "CumProd", "ReverseSequence", "Identity")
 
     def strategy(self, op, v, t):
         return DRAWS[op.name](op, v, t)
 
     def case(self, op, v, t, probe):
-        case = super().case(op, v, t, probe)
+        try:
+            case = super().case(op, v, t, probe)
+        except OverflowError:  # the running product's exact value past float's range, on its way to the tolerance
+            raise Discard("CumProd: the exact running product leaves float64's range") from None
         if op.name == "CumSum" and case.tolerance is not None:
             case.tolerance = _running_sum_tolerance(t.dtype, probe, case.tolerance)
+        if op.name == "CumProd":
+            x = np.abs(np.asarray(probe.inputs["x"], dtype=np.float64))
+            _running_product_in_range(t.dtype, x, probe.extra["axis"])
+            with np.errstate(all="ignore"):
+                running = np.cumprod(x, axis=probe.extra["axis"]) if x.size else np.zeros(())
+            case.tolerance = grown(case.tolerance, t.dtype, x.shape[probe.extra["axis"]], largest_finite(running))
         return case
 
 
@@ -126,8 +138,12 @@ def _pad(draw, op, v, t):
 
 @st.composite
 def _tile(draw, op, v, t):
-    x = _data(draw, t, draw(shapes(0, 5, ROOM)), label="input")
+    x = _data(draw, t, draw(shapes(0 if v.has_input("repeats") else 1, 5, ROOM)), label="input")
     room = common.MAX_ELEMENTS // max(1, x.size)
+    if not v.has_input("repeats"):  # Tile-1: 'Number of repeated copies' along one 'Axis', both of type T
+        axis = draw(st.integers(0, x.ndim - 1), label="axis")
+        tiles = draw(st.integers(0, max(0, min(room, 8))), label="tiles")
+        return Probe({"input": x, "tiles": np.array(tiles, dtype=x.dtype), "axis": np.array(axis, dtype=x.dtype)})
     repeats = []
     for d in x.shape:
         k = draw(st.integers(0, max(0, min(room, 8))), label="repeat")
@@ -313,6 +329,59 @@ def _cum_sum(draw, op, v, t):
     return Probe({"x": x, "axis": np.array(axis, dtype=t.np("T2"))}, attrs, extra={"axis": axis % r})
 
 
+@st.composite
+def _cum_prod(draw, op, v, t):
+    # near 1 (so long axes stay in range); floats also as they come (infinities and overflow are defined)
+    role = draw(st.sampled_from(["unit", "distinct"]), label="factors") if t.dtype in common.IEEE else "unit"
+    x = _data(draw, t, draw(shapes(1)), label="x", role=role)
+    r = x.ndim
+    axis = negative_spelling(draw, draw(st.integers(0, r - 1), label="axis"), r)
+    attrs = {name: 1 for name in ("exclusive", "reverse") if draw(st.booleans(), label=name)}
+    return Probe({"x": x, "axis": np.array(axis, dtype=t.np("T2"))}, attrs, extra={"axis": axis % r})
+
+
+@st.composite
+def _identity(draw, op, v, t):
+    kind = t.dtype
+    if kind.startswith("optional("):
+        inner = kind[len("optional("):-1]
+        if draw(st.booleans(), label="empty optional"):
+            return Probe({"input": Opt(None, inner[len("tensor("):-1] if inner.startswith("tensor(") else inner)})
+        value = draw(_tensor_or_sequence(inner), label="content")
+        return Probe({"input": Opt(value, inner[len("tensor("):-1] if inner.startswith("tensor(") else inner)})
+    return Probe({"input": draw(_tensor_or_sequence(kind if "(" in kind else f"tensor({kind})"), label="input")})
+
+
+@st.composite
+def _tensor_or_sequence(draw, kind: str):
+    """A value of 'tensor(x)' or 'seq(tensor(x))': a tensor of any rank, or 0 to 5 of them."""
+    if kind.startswith("seq("):
+        elem = kind[len("seq(tensor("):-2]
+        count = draw(st.integers(0, 5), label="sequence length")
+        rank = draw(st.integers(0, 4), label="rank")  # one rank for all: onnx infers a sequence's element shape
+        return Seq([draw(tensors(elem, draw(shapes(rank, rank, 256)), operand=i), label="item") for i in range(count)], elem)
+    return draw(tensors(kind[len("tensor("):-1], draw(shapes(0, MAX_RANK_IDENTITY))), label="tensor")
+
+
+MAX_RANK_IDENTITY = 6
+
+
+def _running_product_in_range(type_name: str, x, axis: int) -> None:
+    """Discard a CumProd whose running product of magnitudes (its finite nonzero factors) passes the type's
+    largest value or falls below half its smallest subnormal: 'the spec names no precision for the running
+    product', and one kept in the type is infinite or 0 there while the exact one later comes back into range."""
+    if type_name not in common.IEEE or not x.size:
+        return
+    info = ml_dtypes.finfo(numpy_of(type_name))
+    with np.errstate(all="ignore"):
+        logs = np.where(np.isfinite(x) & (x > 0), np.log2(np.where(x > 0, x, 1.0)), 0.0)
+        # either direction (reverse = 1 multiplies from the end)
+        running = np.concatenate([np.cumsum(logs, axis=axis), np.cumsum(np.flip(logs, axis), axis=axis)])
+    if running.max() > np.log2(float(info.max)) or running.min() < np.log2(float(info.smallest_subnormal)) - 1:
+        raise Discard("CumProd: a running product leaves the type's range and may come back (the spec names no "
+                      "precision for it)")
+
+
 def _running_sum_tolerance(type_name: str, probe: Probe, corpus: dict) -> dict:
     """The larger of the corpus's budget and the accumulation over the axis (M: the largest sum of
     magnitudes along it)."""
@@ -336,7 +405,7 @@ def _reverse_sequence(draw, op, v, t):
     return Probe({"input": x, "sequence_lens": lens}, attrs)
 
 
-DRAWS = {"Pad": _pad, "Tile": _tile, "Expand": _expand, "Reshape": _reshape, "Squeeze": _squeeze,
+DRAWS = {"Identity": _identity, "CumProd": _cum_prod, "Pad": _pad, "Tile": _tile, "Expand": _expand, "Reshape": _reshape, "Squeeze": _squeeze,
          "Unsqueeze": _unsqueeze, "Flatten": _flatten, "DepthToSpace": _depth_space, "SpaceToDepth": _depth_space,
          "Shape": _shape, "Size": _size, "Range": _range, "Trilu": _trilu, "CumSum": _cum_sum,
          "ReverseSequence": _reverse_sequence}
