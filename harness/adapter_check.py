@@ -4,7 +4,9 @@ A probe is a case any working adapter passes or declines; what else it earns nam
 output returned as (1,), bfloat16 widened to float, inputs fed by sorted name, a sequence returned as
 an array. Each is said with the contract it breaks and an example case with its detail; where a
 failure is the runtime's own answer rather than the adapter's (a map fed correctly, computed otherwise),
-it is a note, not a broken contract.
+it is a note, not a broken contract. So is a contract the adapter declares its runtime breaks
+(`runtime_breaks`: the contract, the probes it covers, why), for those probes only; a declaration that
+matches no failure is reported as stale.
 """
 
 from __future__ import annotations
@@ -97,6 +99,7 @@ class Finding(NamedTuple):
     seen: str  # the part of the message this case contributes ('bfloat16 came back as float')
     case: str
     detail: str
+    declared: str = ""  # the adapter's reason, where its runtime_breaks declare this the runtime's own
 
 
 def explain(probe: Probe, result: dict, results: dict[str, dict]) -> Finding | None:
@@ -154,6 +157,8 @@ def explain(probe: Probe, result: dict, results: dict[str, dict]) -> Finding | N
         if status == ERROR and passed(probe.name.replace("_rank0_", "_identity_")):
             return found("rank-0 error", head)
     elif topic == "zero-sized":
+        if kind and kind.group(1) == "None":
+            return found("zero-sized", "None")
         if shape:
             return found("zero-sized", shape.group(1))
         if status == ERROR:
@@ -195,10 +200,12 @@ class Report(NamedTuple):
     results: dict[str, dict]
     findings: list[Finding]
 
+    stale: tuple[str, ...] = ()  # declared runtime breaks that no probe shows, each said in a line
+
     @property
     def broken(self) -> list[str]:
-        """The mistakes found, in MISTAKES' order."""
-        keys = {f.key for f in self.findings if f.key != "note"}
+        """The mistakes found, in MISTAKES' order (not those declared the runtime's own)."""
+        keys = {f.key for f in self.findings if f.key != "note" and not f.declared}
         return [k for k in MISTAKES if k in keys]
 
     @property
@@ -215,7 +222,8 @@ class Report(NamedTuple):
         by_topic = defaultdict(list)
         for p in self.probes:
             by_topic[p.topic].append(p)
-        flagged = {f.case: f for f in self.findings}
+        flagged = {f.case: f for f in self.findings if f.key != "note" and not f.declared}
+        declared = {f.case for f in self.findings if f.declared}
         for topic, words in TOPICS:
             probes = by_topic.get(topic, [])
             if not probes:
@@ -224,8 +232,9 @@ class Report(NamedTuple):
             status = [self.results.get(p.name, {}).get("status") for p in probes]
             passed = sum(s in (PASS, WARN) for s in status)
             declined = [p for p, s in zip(probes, status) if s in (UNSUPPORTED, SKIP)]
-            bad = [p for p in probes if p.name in flagged and flagged[p.name].key != "note"]
-            word = "broken" if bad else "declined" if len(declined) == len(probes) else "ok"
+            bad = [p for p in probes if p.name in flagged]
+            word = ("broken" if bad else "runtime" if any(p.name in declared for p in probes)
+                    else "declined" if len(declined) == len(probes) else "ok")
             line = f"  {word:8} {words}: {passed} of {len(probes)} pass"
             if declined:
                 reason = self.results[declined[0].name].get("detail") or ""
@@ -238,16 +247,28 @@ class Report(NamedTuple):
             said = ", ".join(dict.fromkeys(f.seen for f in items))
             out.append(f"BROKEN: {seen.format(seen=said)}: {contract}")
             out.append(f"    e.g. {items[0].case}: {_head(items[0].detail, 300)}")
+        for key in MISTAKES:
+            items = [f for f in self.findings if f.key == key and f.declared]
+            if items:
+                said = ", ".join(dict.fromkeys(f.seen for f in items))
+                out.append(f"note: {MISTAKES[key][0].format(seen=said)}: the runtime's own, as the adapter "
+                           f"declares (runtime_breaks[{key!r}]): {items[0].declared}")
+                out.append(f"    e.g. {items[0].case}: {_head(items[0].detail, 300)}")
         for f in (f for f in self.findings if f.key == "note"):
             out.append(f"note: {f.case}: {f.seen} (the map reached the runtime: what it computed is the "
                        "runtime's answer, not the adapter's)")
-        first = next((f.case for f in self.findings if f.key != "note"), None)
+        out += [f"stale: {line}" for line in self.stale]
+        first = next((f.case for f in self.findings if f.key != "note" and not f.declared), None)
         if first:
             out.append(f"rerun one: {repro} -k {first} -v")
         return out
 
 
-def diagnose(probes: list[Probe], results: dict[str, dict]) -> Report:
+def diagnose(probes: list[Probe], results: dict[str, dict], runtime_breaks: dict | None = None) -> Report:
+    """What the probes' results show. `runtime_breaks` is the adapter's declaration, contract -> (names, why):
+    a failure of that contract by a probe whose operator or element type is one of the names is a note."""
+    declared = runtime_breaks or {}
+    used: set[tuple[str, str]] = set()
     findings = []
     for probe in probes:
         result = results.get(probe.name)
@@ -255,9 +276,36 @@ def diagnose(probes: list[Probe], results: dict[str, dict]) -> Report:
             findings.append(Finding("other", "no result", probe.name, "the executor gave no result"))
             continue
         finding = explain(probe, result, results)
-        if finding is not None:
-            findings.append(finding)
-    return Report(probes, results, findings)
+        if finding is None:
+            continue
+        names, why = declared.get(finding.key, ((), "")) if finding.key in MISTAKES else ((), "")
+        hit = next((n for n in (probe.op, probe.dtype) if n in names), None)
+        if hit is not None:
+            used.add((finding.key, hit))
+            finding = finding._replace(declared=why)
+        findings.append(finding)
+    stale = []
+    for key, (names, _) in declared.items():
+        if key not in MISTAKES:
+            stale.append(f"runtime_breaks[{key!r}] names no contract of the check (one of: {', '.join(MISTAKES)})")
+            continue
+        unseen = [n for n in names if (key, n) not in used]
+        if unseen:
+            stale.append(f"runtime_breaks[{key!r}] declares {', '.join(unseen)}, which no probe shows broken here")
+    return Report(probes, results, findings, tuple(stale))
+
+
+def declared_breaks(adapter) -> dict[str, tuple[tuple[str, ...], str]]:
+    """The adapter's runtime_breaks, checked: contract -> (probe operators or element types, the reason)."""
+    declared = getattr(adapter, "runtime_breaks", None) or {}
+    shaped = isinstance(declared, dict) and all(
+        isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], tuple) and v[0]
+        and all(isinstance(n, str) for n in v[0]) and isinstance(v[1], str) and v[1].strip()
+        for v in declared.values())
+    if not shaped:
+        raise ValueError("runtime_breaks must map a contract to (names, reason): a tuple of probe operators or "
+                         "element types, and a non-empty reason")
+    return declared
 
 
 def run_probes(backend: str, options: dict, folder: Path, timeout: float, memory_limit: int | None) -> dict[str, dict]:
@@ -296,6 +344,7 @@ def main(settings, report_dir: Path) -> int:
         adapter = registry.load(backend, options)
         name, version = getattr(adapter, "name", backend), adapter.version
         capabilities = getattr(adapter, "capabilities", None)
+        runtime_breaks = declared_breaks(adapter)
     except Exception as e:  # noqa: BLE001 - a backend that cannot load is a setup error, in one line
         said = str(e) if isinstance(e, registry.BackendNotFound) else f"backend {backend!r}: {type(e).__name__}: {e}"
         print(f"run-conformance: {one_line(said)}", file=sys.stderr)
@@ -308,7 +357,7 @@ def main(settings, report_dir: Path) -> int:
     except BackendUnavailable as e:
         print(f"run-conformance: {e}", file=sys.stderr)
         return SETUP_ERROR
-    report = diagnose(probes, results)
+    report = diagnose(probes, results, runtime_breaks)
     print(f"check-adapter: backend {name} {version}: {len(probes)} probes at opset {opset}, in {folder}")
     option_args = "".join(f" --backend-option {k}={v}" for k, v in options.items())
     repro = f"run-conformance --backend {backend}{option_args} --cases {folder} --report-dir {folder / 'reports'}"

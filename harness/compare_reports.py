@@ -23,8 +23,16 @@ def load(report_dir: Path) -> tuple[str, dict[str, dict]]:
         raise FileNotFoundError(f"{report_dir}: no results.jsonl with results")
     run = read_json(report_dir / "run.json") or {}
     backend = run.get("backend") or {}
-    label = " ".join(str(x) for x in (backend.get("name") or report_dir.name, backend.get("version")) if x)
+    # the options too: one backend's two runs (onnxruntime with its optimizer off) are two columns
+    options = [f"{k}={v}" for k, v in sorted((backend.get("options") or {}).items())]
+    label = " ".join(str(x) for x in (backend.get("name") or report_dir.name, backend.get("version"), *options) if x)
     return label, {r["case"]: r for r in results}
+
+
+def of_forms(reports: list[tuple[str, dict[str, dict]]], forms: list[str]) -> list[tuple[str, dict[str, dict]]]:
+    """Each report's results of the cases of these forms alone (`pattern`, `model`; `node`: a single node's)."""
+    return [(label, {c: r for c, r in results.items() if (r.get("form") or "node") in forms})
+            for label, results in reports]
 
 
 def disagreements(reports: list[tuple[str, dict[str, dict]]]) -> list[dict]:
@@ -67,17 +75,38 @@ def answered_differently(row: dict) -> bool:
         or row["differs_in"] == "numbers"
 
 
-def markdown(labels: list[str], rows: list[dict]) -> str:
+def markdown(labels: list[str], rows: list[dict], command: str = "compare-reports", compared: int | None = None,
+             each_declined: bool = False) -> str:
+    """Every differing case with each report's status and detail; those some declined, as counts per operator,
+    version and dtype (each_declined: each case too). `command`: the line that wrote it, said in the text so
+    the file says how to regenerate it; `compared`: how many cases were in every report."""
     answered = [r for r in rows if answered_differently(r)]
     declined = [r for r in rows if not answered_differently(r)]
     out = [f"# Where backends disagree: {', '.join(labels)}", "",
-           "Written by `compare-reports`. A case is listed when two or more backends ran it and their statuses",
-           "differ, or all failed with different numbers; grouped by operator, version and dtype.", "",
+           f"Written by `{command}`. A case is listed when two or more backends ran it and their statuses",
+           "differ, or all failed with different numbers; grouped by operator (a graph's pattern or model), version "
+           "and dtype.", "",
+           *([f"Cases in every report: {compared}."] if compared is not None else []),
            f"Cases that differ: {len(rows)}. Answered differently: {len(answered)}. "
            f"Declined by some backends and answered by others: {len(declined)}.", "",
            "## Answered differently", ""]
-    for (op, since, dtype), members in _grouped(answered):
-        out += [f"### {op}-{since} {dtype} ({len(members)})", "",
+    out += _case_tables(labels, answered)
+    if each_declined:
+        return "\n".join(out + ["## Declined by some backends, answered by others", "", *_case_tables(labels, declined)])
+    out += ["## Declined by some backends", "",
+            "| operator | since | dtype | cases | " + " | ".join(f"{label} declined" for label in labels) + " |",
+            "|---|---:|---|---:|" + "---:|" * len(labels)]
+    for (op, since, dtype), members in _grouped(declined):
+        counts = [sum(1 for r in members if r["results"].get(label, {}).get("status") in DECLINED) for label in labels]
+        out.append(f"| {op} | {since} | {dtype} | {len(members)} | " + " | ".join(map(str, counts)) + " |")
+    return "\n".join(out) + "\n"
+
+
+def _case_tables(labels: list[str], rows: list[dict]) -> list[str]:
+    """A table per operator, version and dtype: each case, each report's status and (unless pass) its detail."""
+    out = []
+    for (op, since, dtype), members in _grouped(rows):
+        out += [f"### {op}-{since} {dtype} ({len(members)})" if since else f"### {op} {dtype} ({len(members)})", "",
                 "| case | " + " | ".join(labels) + " |", "|---|" + "---|" * len(labels)]
         for r in members:
             cells = []
@@ -87,13 +116,7 @@ def markdown(labels: list[str], rows: list[dict]) -> str:
                              f"{res['status']}" + (f": {_cell(res['detail'])}" if res["status"] != "pass" else ""))
             out.append(f"| `{r['case']}` | " + " | ".join(cells) + " |")
         out.append("")
-    out += ["## Declined by some backends", "",
-            "| operator | since | dtype | cases | " + " | ".join(f"{label} declined" for label in labels) + " |",
-            "|---|---:|---|---:|" + "---:|" * len(labels)]
-    for (op, since, dtype), members in _grouped(declined):
-        counts = [sum(1 for r in members if r["results"].get(label, {}).get("status") in DECLINED) for label in labels]
-        out.append(f"| {op} | {since} | {dtype} | {len(members)} | " + " | ".join(map(str, counts)) + " |")
-    return "\n".join(out) + "\n"
+    return out
 
 
 def summary_markdown(labels: list[str], rows: list[dict]) -> str:
@@ -143,6 +166,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", action="store_true", help="JSON instead of Markdown")
     p.add_argument("--summary", action="store_true",
                    help="one line per operator, version and dtype instead of every case (what reports/ keeps)")
+    p.add_argument("--form", action="append", choices=("node", "pattern", "model"),
+                   help="only cases of this form (repeatable): node (one operator), pattern, model")
+    p.add_argument("--each-declined", action="store_true",
+                   help="list each case some declined and others answered, with its details, not counts per operator")
     a = p.parse_args(argv)
     if len(a.report_dirs) < 2:
         print("compare-reports: give two or more report directories", file=sys.stderr)
@@ -152,12 +179,19 @@ def main(argv: list[str] | None = None) -> int:
     except FileNotFoundError as e:
         print(f"compare-reports: {e}", file=sys.stderr)
         return 2
+    if a.form:
+        reports = of_forms(reports, a.form)
     rows = disagreements(reports)
     labels = [label for label, _ in reports]
     if a.json:
         text = json.dumps(rows, indent=1, sort_keys=True) + "\n"
+    elif a.summary:
+        text = summary_markdown(labels, rows)
     else:
-        text = (summary_markdown if a.summary else markdown)(labels, rows)
+        # what writes this text (where it goes aside), so the file says how to regenerate it
+        command = " ".join(["compare-reports", *map(str, a.report_dirs), *(f"--form {f}" for f in a.form or ()),
+                            *(["--each-declined"] if a.each_declined else [])])
+        text = markdown(labels, rows, command, len(set.intersection(*(set(r) for _, r in reports))), a.each_declined)
     if a.out:
         a.out.write_text(text, encoding="utf-8")
         print(f"compare-reports: {len(rows)} cases differ; wrote {a.out}")

@@ -90,7 +90,8 @@ def probes(tmp_path_factory) -> tuple[Path, list]:
 
 def _check(backend: str, probes) -> adapter_check.Report:
     folder, built = probes
-    return adapter_check.diagnose(built, adapter_check.run_probes(backend, {}, folder, 60.0, None))
+    declared = adapter_check.declared_breaks(registry.load(backend, {}))
+    return adapter_check.diagnose(built, adapter_check.run_probes(backend, {}, folder, 60.0, None), declared)
 
 
 def test_the_probes_cover_each_contract_and_run_as_a_corpus(probes):
@@ -133,6 +134,27 @@ def test_each_adapter_mistake_is_named(toy, broken, said, probes):
     assert any(line.startswith("BROKEN: ") and said in line for line in lines), lines
     assert any(line.startswith("    e.g. test_") for line in lines)
     assert lines[-1].startswith("rerun one: REPRO -k test_")
+
+
+def test_a_break_declared_the_runtimes_own_is_a_note_for_its_probes_alone(probes):
+    """runtime_breaks: the declared contract, for the probes named, is a note with its reason; the same
+    contract broken by other probes still fails, and a declaration no probe shows is stale."""
+    report = _check(f"{MISTAKES}:RankOneOutputsDeclared", probes)
+    assert report.broken == ["rank-0 out"] and report.exit_code == 1
+    lines = report.lines("REPRO")
+    assert "note: returns rank-1 for a rank-0 output ((1,) for ()): the runtime's own, as the adapter declares " \
+           "(runtime_breaks['rank-0 out']): this toy's runtime gives Size's result as (1,)" in lines
+    assert "    e.g. test_size_example_opset" in "\n".join(lines)
+    broken = next(line for line in lines if line.startswith("BROKEN: "))
+    assert broken.startswith("BROKEN: returns rank-1 for a rank-0 output ((1,) for ())") and "Size" not in broken
+    assert lines[lines.index(broken) + 1].startswith("    e.g. test_identity_rank0_opset")
+    assert "stale: runtime_breaks['dtype'] declares float16, which no probe shows broken here" in lines
+
+    folder, built = probes
+    assert adapter_check.diagnose(built, {}, {"no such contract": (("float",), "why")}).stale == (
+        f"runtime_breaks['no such contract'] names no contract of the check (one of: {', '.join(adapter_check.MISTAKES)})",)
+    with pytest.raises(ValueError, match="runtime_breaks must map a contract to"):
+        adapter_check.declared_breaks(type("Toy", (), {"runtime_breaks": {"dtype": ("float16", "a bare string")}})())
 
 
 def test_check_adapter_is_a_command_of_its_own(tmp_path, capsys, probes):

@@ -173,3 +173,15 @@ def test_zero_sized_output_comes_back_as_none(adapter, tmp_path):
     path_and_model = model_file(tmp_path, "Identity", [("x", TensorProto.FLOAT, [2, 0, 3])], (TensorProto.FLOAT, [2, 0, 3]))
     (out,) = adapter.run(prepare_model(adapter, path_and_model), [np.zeros((2, 0, 3), np.float32)])
     assert out is None
+
+
+def test_check_adapter_notes_the_four_and_finds_nothing_broken(tmp_path, capsys):
+    """The four above are declared (runtime_breaks) and each shows in --check-adapter as a note; none is stale."""
+    from onnx_conformance.harness import cli
+
+    rc = cli.main(["--backend", "opencv", "--check-adapter", "--report-dir", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert rc == 0, out
+    notes = [line for line in out.splitlines() if line.startswith("note: ")]
+    assert [n.split("(runtime_breaks[")[1].split("]")[0] for n in notes] == ["'dtype'", "'bits'", "'rank-0 out'", "'zero-sized'"]
+    assert "BROKEN" not in out and "stale:" not in out

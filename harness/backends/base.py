@@ -120,6 +120,10 @@ class Adapter:
     # Options this adapter understands (--backend-option KEY=VALUE), each with a one-line help.
     # Empty means "accept anything", so adapters that predate it keep working.
     option_help: dict[str, str] = {}
+    # Contracts of --check-adapter (adapter_check.MISTAKES' keys) the runtime itself breaks, however it is
+    # called: contract -> (the probes' operators or element types it covers, why). Those probes' failures
+    # are then notes, not broken contracts; anything undeclared still fails the check.
+    runtime_breaks: dict[str, tuple[tuple[str, ...], str]] = {}
 
     def __init__(self, options: dict[str, str] | None = None):
         self.options = dict(options or {})

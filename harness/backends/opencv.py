@@ -64,6 +64,18 @@ class OpenCvAdapter(Adapter):
         "threads": "cv2.setNumThreads (default 1: the runner already runs one executor per core with -n)",
     }
 
+    # What --check-adapter finds broken that is OpenCV's own doing: the adapter hands over what forward()
+    # returns and feeds what it is given (tests/test_backend_opencv.py shows each through the adapter alone).
+    runtime_breaks = {
+        "dtype": (("float16",), "OpenCV computes float16 in float32 and forward() returns the float32 Mat "
+                                "(test_float16_comes_back_as_float)"),
+        "bits": (("int64", "uint64"), "setInput narrows a 64-bit integer input to 32 bits (int64 2**63-1 "
+                                      "comes back -1, uint64 2**64-1 as 0; test_int64_inputs_are_narrowed_to_32_bits)"),
+        "rank-0 out": (("Size",), "OpenCV gives Size's scalar result as a (1,) Mat (test_rank0_output_of_size_comes_back_rank1)"),
+        "zero-sized": (("float", "int64"), "forward() returns None for an output with no elements "
+                                           "(test_zero_sized_output_comes_back_as_none)"),
+    }
+
     def __init__(self, options: dict[str, str] | None = None):
         super().__init__(options)
         engine = self.options.get("engine", "auto")

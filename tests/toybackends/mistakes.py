@@ -123,3 +123,11 @@ class MapsAsValues(OnnxRuntimeAdapter):
 
     def run(self, session, inputs):
         return super().run(session, [np.stack(list(x.values())) if isinstance(x, dict) else x for x in inputs])
+
+
+
+class RankOneOutputsDeclared(RankOneOutputs):
+    """RankOneOutputs declaring Size's (1,) the runtime's own (not Identity's), and a break it does not show."""
+
+    runtime_breaks = {"rank-0 out": (("Size",), "this toy's runtime gives Size's result as (1,)"),
+                      "dtype": (("float16",), "declared, never seen")}
