@@ -197,6 +197,8 @@ def main(argv: list[str] | None = None) -> int:
             with tempfile.TemporaryDirectory(prefix=f"splice-{name}-") as tmp:
                 extra = a.extra
                 if a.splice_new:
+                    if name in SAMPLED:  # the sample of today's corpus, not whatever build/ holds from an older one
+                        sample_cells(CASES, SAMPLE)
                     corpus = SAMPLE if name in SAMPLED else CASES
                     new = missing(REPORTS / name, corpus)
                     print(f"update-scoreboard: {name}: {len(new)} cases of {corpus} have no record in {REPORTS / name}")
