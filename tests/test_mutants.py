@@ -122,6 +122,9 @@ def test_the_backend_needs_a_known_mutant():
         registry.load("mutant", {"mutant": "Relu.nothing"})
     adapter = registry.load("mutant", {"mutant": "Relu.nan_to_zero", "check": "0"})
     assert adapter.mutant.name == "Relu.nan_to_zero" and adapter.version.endswith("with mutant Relu.nan_to_zero")
+    assert adapter.base == "reference"  # onnx's evaluator, independent of this project's semantics, by default
+    with pytest.raises(registry.BackendNotFound, match="option base must be one of reference, exact, got 'ort'"):
+        registry.load("mutant", {"mutant": "Relu.nan_to_zero", "base": "ort"})
 
 
 @pytest.mark.parametrize("family", sorted(KILLS))
@@ -146,3 +149,50 @@ def test_the_corpus_kills_one_mutant_of_each_family(family, tmp_path):
     verdicts = {c["name"]: run_case(wrong, c) for c in cases}
     assert any(v["status"] not in ACCEPTED_AGAINST_A_BASELINE for v in verdicts.values()), (
         f"{name} survives {sorted(verdicts)}: the examples no longer tell it from {mutant.op}: {mutant.spec!r}")
+
+
+# Evaluator gaps: mutants the plain evaluator cannot kill, since it fails or lacks every case that tells (README
+# "Sharpness: mutation score"), killed on the exact base: (operator's example, dtype) as in KILLS.
+EXACT_KILLS = {
+    "LRN.even_window_shifted": ("size_even", "float"),  # the evaluator's LRN fails every case
+    "Optional.empty_tensor_as_no_element": ("zero_elements", "float"),  # ... and Optional: an output of kind optional
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXACT_KILLS))
+def test_the_exact_base_kills_what_the_evaluator_cannot(name, tmp_path):
+    from onnx_conformance.generators.emit import generate_corpus
+    from onnx_conformance.harness.corpus import read_corpus
+    from onnx_conformance.harness.statuses import FAIL, PASS
+    from onnx_conformance.harness.verdict import run_case
+
+    example, dtype = EXACT_KILLS[name]
+    mutant = mutants.find(name)
+    generate_corpus(tmp_path, [mutant.op], jobs=1, crosscheck=False)
+    every = [c.as_message() for c in read_corpus(tmp_path).cases if c.op == mutant.op]
+    cases = [c for c in every
+             if c["example"] == example and c["dtype"] == dtype and mutant.applies_to(c["since_version"])]
+    assert cases, f"{name}: the corpus has no {mutant.op} example {example!r} in {dtype} any more"
+    plain = registry.load("exact", {})
+    # the operator swapped for itself through the adapter, every attribute handed back explicitly (a copy of
+    # the schema's default where the node gives none): every case of the operator gets plain exact's verdict,
+    # so what kills a mutant is the mutant, not the adapter's calling convention
+    itself = registry.load("mutant", {"mutant": name, "base": "exact"})
+    itself.mutant = mutants.Mutant(f"{mutant.op}.itself", mutant.op, "wrong defaults", mutant.spec, _itself)
+    for case in every:
+        assert run_case(itself, case)["status"] == run_case(plain, case)["status"], case["name"]
+    wrong = registry.load("mutant", {"mutant": name, "base": "exact"})
+    for case in cases:
+        got = run_case(plain, case)
+        assert got["status"] == PASS, f"{case['name']} on the exact backend: {got['status']}: {got['detail']}"
+    verdicts = {c["name"]: run_case(wrong, c) for c in cases}
+    # killed by its wrong value (`fail`), not by an error of the adapter's
+    assert any(v["status"] == FAIL for v in verdicts.values()), (
+        f"{name} survives {sorted(verdicts)} on the exact base: the examples no longer tell it from {mutant.op}: "
+        f"{sorted({v['status'] for v in verdicts.values()})}")
+
+
+def _itself(call, *inputs, **attrs):
+    import copy
+
+    return call.run(*inputs, **{k: copy.deepcopy(v) for k, v in attrs.items()})

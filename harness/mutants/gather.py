@@ -107,7 +107,7 @@ MUTANTS = [
     Mutant("OneHot.values_swapped", "OneHot", "layout modes",
            "a two-element tensor of format [off_value, on_value]", _onehot_values_swapped),
     Mutant("Scatter.negative_axis_clamped", "Scatter", "negative axes", NEGATIVE_AXIS,
-           with_attributes(_axis_clamped), since=(11, None)),
+           with_attributes(_axis_clamped)),
     Mutant("ScatterElements.negative_indices_clamped", "ScatterElements", "index edges",
            "All index values are expected to be within bounds [-s, s-1] along axis of size s.", _indices_clamped(1)),
     Mutant("ScatterElements.ignores_reduction", "ScatterElements", "ignored attributes",
