@@ -17,6 +17,7 @@ ignore_index: DOC_DATA rebuilds that data, so our cases carry the same inputs as
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import mpmath
@@ -26,6 +27,7 @@ from onnx_conformance.generators import accuracy
 from onnx_conformance.generators.case import NotApplicable
 from onnx_conformance.generators.rounding import PREC, round_many, round_to
 from onnx_conformance.generators.semantics import Rejected, Undefined, attr
+from onnx_conformance.generators.softmax_family import log_softmax_row
 from onnx_conformance.harness.dtypes import name_of_numpy, numpy_of
 
 REDUCTIONS = ("none", "sum", "mean")
@@ -73,28 +75,60 @@ def _log_softmax_axis1(x: np.ndarray) -> list:
     with mpmath.workprec(PREC):
         for i in range(n):
             for d in range(flat.shape[2]):
-                col = [mpmath.mpf(float(v)) for v in flat[i, :, d]]
-                m = max(col)
-                log_s = mpmath.log(mpmath.fsum(mpmath.exp(v - m) for v in col))
+                # LogSoftmax's own row: NaN where the row holds NaN or only -inf, no value with +inf
+                row = log_softmax_row([mpmath.mpf(float(v)) for v in flat[i, :, d]])
                 for k in range(c):
-                    out[i][k][d] = (col[k] - m) - log_s
+                    out[i][k][d] = row[k]
     return out
+
+
+def _value(v):
+    """An element as loss() computes with it: exact (Fraction) where finite, NaN and the infinities as floats."""
+    f = float(v)
+    return Fraction(f) if math.isfinite(f) else f
+
+
+def _ieee(q) -> float:
+    """q in IEEE 754 arithmetic beside NaN or an infinity, where only a finite value's sign counts."""
+    return q if isinstance(q, float) else 0.0 if q == 0 else math.copysign(1.0, q)
+
+
+def _times(a, b):
+    """a * b: exact where both are finite, else as IEEE 754 (inf * 0 is NaN, inf * -x is -inf)."""
+    return a * b if not isinstance(a, float) and not isinstance(b, float) else _ieee(a) * _ieee(b)
+
+
+def _total(terms: list):
+    """The exact sum, or where NaN or an infinity is among the terms, theirs alone (IEEE 754: no finite
+    term changes it; inf + -inf is NaN)."""
+    nonfinite = [t for t in terms if isinstance(t, float)]
+    return sum(nonfinite) if nonfinite else sum(terms, Fraction(0))
+
+
+def _mpf(q):
+    return mpmath.mpf(q) if isinstance(q, float) else mpmath.mpf(q.numerator) / q.denominator
+
+
+def _finite(q) -> bool:
+    return mpmath.isfinite(q) if isinstance(q, mpmath.mpf) else not isinstance(q, float) or math.isfinite(q)
 
 
 def loss(x, target, weight, reduction, ignore_index, type_name, log_prob=None, tolerance=True):
     """(the loss rounded once to type_name, its tolerance).
 
     log_prob: None for NegativeLogLikelihoodLoss (the input is y), else y as log_softmax_axis1 gives it.
-    tolerance=False: the tolerance is None, not computed (the semantics need only the value)."""
+    tolerance=False: the tolerance is None, not computed (the semantics need only the value).
+    NaN and the infinities in the input or the weight follow IEEE 754 through the spec's products, sums and
+    the mean's division (its function body: Mul, ReduceSum, Div); an ignored target's term stays 0 (Where)."""
     n, c = x.shape[0], x.shape[1]
     flat_t = target.reshape(n, int(np.prod(target.shape[1:])))
     dsize = flat_t.shape[1]
     if log_prob is None:
         xs = x.reshape(n, c, int(np.prod(x.shape[2:])))
-        y = lambda i, k, d: Fraction(float(xs[i, k, d]))  # noqa: E731
+        y = lambda i, k, d: _value(xs[i, k, d])  # noqa: E731
     else:
         y = lambda i, k, d: log_prob[i][k][d]  # noqa: E731
-    w = None if weight is None else [Fraction(float(v)) for v in weight]
+    w = None if weight is None else [_value(v) for v in weight]
     terms, taken = [], []
     with mpmath.workprec(PREC):
         for i in range(n):
@@ -106,33 +140,39 @@ def loss(x, target, weight, reduction, ignore_index, type_name, log_prob=None, t
                     continue
                 wt = Fraction(1) if w is None else w[t]
                 v = y(i, t, d)
-                terms.append(-v * (mpmath.mpf(wt.numerator) / wt.denominator) if log_prob is not None else -v * wt)
+                terms.append(-v * _mpf(wt) if log_prob is not None else -_times(v, wt))
                 taken.append(wt)
         if reduction == "none":
             out = round_many(terms, type_name).reshape(target.shape)
             if not tolerance:
                 return out, None
-            tol = _tolerance(type_name, 1, max((abs(float(v)) for v in terms), default=0.0), log_prob is not None)
+            tol = _tolerance(type_name, 1, max((abs(float(v)) for v in terms if _finite(v)), default=0.0),
+                             log_prob is not None)
             return out, tol
-        total = mpmath.fsum(terms) if log_prob is not None else sum(terms, Fraction(0))
+        total = mpmath.fsum(terms) if log_prob is not None else _total(terms)
         if not tolerance:
             magnitude = None
         else:
             magnitude = float(sum(abs(mpmath.mpf(v) if not isinstance(v, Fraction)
-                                      else mpmath.mpf(v.numerator) / v.denominator) for v in terms))
+                                      else mpmath.mpf(v.numerator) / v.denominator) for v in terms if _finite(v)))
         if reduction == "sum":
             if not tolerance:
                 return round_to(total, type_name), None
             return round_to(total, type_name), _tolerance(type_name, len(terms), magnitude, log_prob is not None)
-        wsum = sum(taken, Fraction(0))
+        wsum = _total(taken)
         if wsum == 0:
             return None, None
         if log_prob is not None:
-            value = total / (mpmath.mpf(wsum.numerator) / wsum.denominator)
+            value = total / _mpf(wsum)
+        elif isinstance(total, float) or isinstance(wsum, float):
+            value = _ieee(total) / _ieee(wsum)
         else:
             value = total / wsum
         if not tolerance:
             return round_to(value, type_name), None
+        if not (_finite(value) and _finite(wsum)):
+            return round_to(value, type_name), _tolerance(type_name, len(terms), magnitude, log_prob is not None,
+                                                          after=3)
         # the sum's error over the weights' sum, plus the weights' sum's own (relative) error
         scale = (magnitude + abs(float(value)) * float(sum(abs(v) for v in taken))) / float(wsum)
         return round_to(value, type_name), _tolerance(type_name, len(terms), scale, log_prob is not None, after=3)
@@ -151,7 +191,7 @@ def _tolerance(type_name, n, magnitude, transcendental, after=0):
 
 def log_prob_array(lp, shape, type_name):
     n, c = shape[0], shape[1]
-    flat = np.empty((n, c, len(lp[0][0])), dtype=numpy_of(type_name))
+    flat = np.empty((n, c, int(np.prod(shape[2:]))), dtype=numpy_of(type_name))  # lp may be empty
     for i in range(n):
         for k in range(c):
             flat[i, k] = round_many(lp[i][k], type_name)
@@ -163,7 +203,8 @@ def log_prob_tolerance(type_name, x):
     |x - max| + log(C) absolute where the difference cancels."""
     tol = dict(accuracy.budget("composite", type_name))
     eps = accuracy.EPSILON["float" if type_name in ("float16", "bfloat16") else type_name]
-    spread = float(np.ptp(x.astype(np.float64))) + float(np.log(max(2, x.shape[1])))
+    finite = x.astype(np.float64)[np.isfinite(x.astype(np.float64))]  # none in an empty x; NaN, inf are exact
+    spread = (float(np.ptp(finite)) if finite.size else 0.0) + float(np.log(max(2, x.shape[1])))
     tol["atol"] = 8 * eps * spread
     return tol
 

@@ -65,8 +65,8 @@ def transform_row(row: list, kind: str) -> list:
     """The post transform of one row of scores, exact (NONE) or at mpmath's PREC bits.
 
     SOFTMAX: exp(s_i - max) / sum_j exp(s_j - max); LOGISTIC: 1 / (1 + exp(-s_i)); SOFTMAX_ZERO:
-    softmax over the non-zero scores, zero scores stay 0; PROBIT: the standard normal quantile of
-    s_i, sqrt(2) * erfinv(2 s_i - 1)."""
+    softmax over the non-zero scores, zero scores stay 0 (a row of zeros: Undefined); PROBIT: the standard
+    normal quantile of s_i, sqrt(2) * erfinv(2 s_i - 1)."""
     if kind == "NONE":
         return list(row)
     with mpmath.workprec(PREC):
@@ -77,6 +77,9 @@ def transform_row(row: list, kind: str) -> list:
         if kind == "PROBIT":
             return [mpmath.sqrt(2) * mpmath.erfinv(2 * x - 1) for x in m]
         keep = [True] * len(m) if kind == "SOFTMAX" else [x != 0 for x in row]
+        if not any(keep) and m:
+            raise Undefined("SOFTMAX_ZERO of a row of zeros: the schemas name the transform without defining it, "
+                            "and its softmax over no non-zero score is 0 / 0 (onnx's reference evaluator gives 0.5)")
         top = max((x for x, k in zip(m, keep) if k), default=mpmath.mpf(0))
         e = [mpmath.exp(x - top) if k else mpmath.mpf(0) for x, k in zip(m, keep)]
         s = sum(e)

@@ -18,7 +18,8 @@ Ht-1*(Ri^T). The R these versions get is symmetric within each gate's [hidden, h
 
 alpha/beta: 'consumed in the order of activation functions'. Whether an activation that takes no
 alpha consumes one is not said, so each example lists activations that all take alpha (and beta)
-or none of them: both readings coincide.
+or none of them: both readings coincide. An activation given no value takes 'the same as of
+corresponding ONNX operators' (the operator schema's default: LeakyRelu's alpha 0.01, ...).
 
 Tolerance rule (per case, all outputs): accumulation(type, n, magnitude, after) with
 n = steps * (input_size + hidden_size + 3) (a step's pre-activation sums the X.W and H.R dot
@@ -33,12 +34,13 @@ import re
 
 import mpmath
 import numpy as np
+import onnx.defs
 from mpmath.libmp import from_float
 
 from onnx_conformance.generators.accuracy import accumulation, budget
 from onnx_conformance.generators.case import Declared, NotApplicable, type_of
 from onnx_conformance.generators.rounding import PREC, decided, round_many
-from onnx_conformance.generators.semantics import Rejected, Undefined, attr, recall, remember
+from onnx_conformance.generators.semantics import Rejected, Undefined, attr, described, recall, remember
 
 _make_mpf = mpmath.mp.make_mpf
 TAKES_ALPHA = {"Affine", "LeakyRelu", "ThresholdedRelu", "ScaledTanh", "HardSigmoid", "Elu"}
@@ -48,6 +50,30 @@ TAKES_BETA = {"Affine", "ScaledTanh", "HardSigmoid"}
 def f32(x) -> mpmath.mpf:
     """A FLOAT attribute's value: the float32 nearest the written one, exactly."""
     return mpmath.mpf(float(np.float32(x)))
+
+
+def filled(v, names: list, given, which: str, takes: set) -> list | None:
+    """activation_alpha (or _beta) with one value per activation that takes one, in order: the given ones,
+    then 'Default values are the same as of corresponding ONNX operators' (the operator's schema default).
+    Undefined where the version states no default (GRU-1) or onnx.defs has no such operator (Affine and
+    ScaledTanh, experimental operators since removed) or no default for it."""
+    rest = list(given or [])
+    out = []
+    for name in names:
+        if name not in takes:
+            continue
+        if rest:
+            out.append(rest.pop(0))
+            continue
+        if "Default values are the same as of corresponding ONNX operators" not in described(v, f"activation_{which}"):
+            raise Undefined(f"{name} without activation_{which}: {v.op}-{v.since_version} states no default for it")
+        schema = onnx.defs.get_schema(name) if onnx.defs.has(name) else None
+        default = schema.attributes.get(which) if schema is not None else None
+        if default is None or not default.default_value.HasField("f"):
+            raise Undefined(f"{name} without activation_{which}: the default is 'the same as of corresponding ONNX "
+                            f"operators', and onnx.defs has no operator {name} with a default {which}")
+        out.append(default.default_value.f)
+    return out or None
 
 
 def activation(name: str, alpha=None, beta=None):
@@ -157,6 +183,7 @@ def recurrence(cell: Cell, v, attrs: dict, inputs: dict) -> dict:
             (beta and 0 < sum(n in TAKES_BETA for n in names) < len(names)):
         raise Undefined("alpha/beta are 'consumed in the order of activation functions': whether an activation "
                         "that takes none consumes one is not said")
+    alpha, beta = filled(v, names, alpha, "alpha", TAKES_ALPHA), filled(v, names, beta, "beta", TAKES_BETA)
     per = len(cell.activations)
     fast = cell.fast and _fast(cell, attrs, inputs, names, alpha, beta, dirs, H, layout, direction)
     if fast:

@@ -23,6 +23,7 @@ import numpy as np
 from onnx_conformance.generators import values
 from onnx_conformance.generators.accuracy import accumulation
 from onnx_conformance.generators.linalg_family import exact_array, to_type
+from onnx_conformance.generators.semantics import Undefined
 from onnx_conformance.harness.dtypes import numpy_of
 
 HALF = Fraction(1, 2)
@@ -124,7 +125,8 @@ def taps(x: Fraction, in_len: int, mode: str, a: Fraction, exclude_outside: bool
 
 
 def plan(in_shape, *, scales=None, sizes=None, axes=None, roi=None, policy="stretch", ctm="half_pixel"):
-    """Per axis: (in_len, out_len, scale, out_width, roi pair or None); scales/sizes/roi as exact lists over `axes`."""
+    """Per axis: (in_len, out_len, scale, out_width, roi pair or None); scales/sizes/roi as exact lists over `axes`.
+    An empty axis resized by `sizes` has scale None (the spec's sizes[i] / in_size has no value)."""
     rank = len(in_shape)
     axes = list(range(rank)) if axes is None else [a % rank for a in axes]
     per = {d: (in_shape[d], in_shape[d], Fraction(1), Fraction(in_shape[d]), None) for d in range(rank)}
@@ -140,13 +142,18 @@ def plan(in_shape, *, scales=None, sizes=None, axes=None, roi=None, policy="stre
         if policy == "stretch":
             common = None
         else:
+            if any(in_shape[d] == 0 for d in axes):
+                which = "Min" if policy == "not_larger" else "Max"
+                raise Undefined(f"keep_aspect_ratio_policy {policy}: 'scale = {which}(sizes[i] / in_size[r[i]])' "
+                                "divides by an empty axis's length 0")
             ratios = [Fraction(sizes[i], in_shape[d]) for i, d in enumerate(axes)]
             common = min(ratios) if policy == "not_larger" else max(ratios)
         for i, d in enumerate(axes):
             n = in_shape[d]
             r = (roi[i], roi[i + len(axes)]) if roi is not None else None
             if common is None:
-                out, s = sizes[i], Fraction(sizes[i], n)
+                # an empty axis has no scale (sizes[i] / 0): resize() gives an empty output or Undefined
+                out, s = sizes[i], (Fraction(sizes[i], n) if n else None)
             else:
                 s = common
                 out = math.floor(s * n + HALF)  # round_int: the nearest integer, halfway cases up
@@ -158,7 +165,14 @@ def resize(x: np.ndarray, type_name: str, axis_plan, *, mode="nearest", ctm="hal
            nearest_mode="round_prefer_floor", a=Fraction(-3, 4), exclude_outside=False, antialias=False,
            extrapolation=Fraction(0)):
     """(Y, tolerance): Y in `type_name`. nearest moves the input's own elements; linear and cubic are exact
-    weighted sums rounded once."""
+    weighted sums rounded once. An output with no elements is the empty tensor whatever the mapping; one
+    with elements drawn from an empty axis has no value (Undefined)."""
+    out_shape = tuple(max(0, out) for (_, out, _, _, _) in axis_plan)  # as many as range(out) below
+    if 0 in out_shape:
+        return np.zeros(out_shape, dtype=x.dtype), ({"ulp": 0} if values.is_float(type_name) else None)
+    if any(n == 0 for (n, _, _, _, _) in axis_plan):
+        raise Undefined("an output element of an empty input axis: 'scale = length_resized / length_original' "
+                        "divides by 0 and no input element lies on that axis to take its value from")
     per_axis = []  # per axis: list over output index of [(i, w)] or None (extrapolated)
     for (n, out, s, width, r) in axis_plan:
         rows = []
@@ -176,11 +190,14 @@ def resize(x: np.ndarray, type_name: str, axis_plan, *, mode="nearest", ctm="hal
                 stretch = max(Fraction(1), 1 / s) if antialias else Fraction(1)
                 rows.append(taps(xo, n, mode, a, exclude_outside, stretch))
         per_axis.append(rows)
-    out_shape = tuple(len(rows) for rows in per_axis)
-    if mode == "nearest" and not any(None in rows for rows in per_axis):
-        y = x
+    if mode == "nearest":
+        # an extrapolated output (row None) takes index 0 here, then extrapolation_value in the type
+        y, extra = x, np.zeros(x.shape, dtype=bool)
         for d, rows in enumerate(per_axis):
-            y = np.take(y, [row[0][0] for row in rows], axis=d)
+            y = np.take(y, [0 if row is None else row[0][0] for row in rows], axis=d)
+            extra = _along(extra, rows, d)
+        if extra.any():
+            y = np.where(extra, extrapolated(extrapolation, type_name), y)
         return y.reshape(out_shape), ({"ulp": 0} if values.is_float(type_name) else None)
     ex = exact_array(x)
     mag = np.vectorize(abs, otypes=[object])(ex)
@@ -191,6 +208,25 @@ def resize(x: np.ndarray, type_name: str, axis_plan, *, mode="nearest", ctm="hal
     taps_n = int(np.prod([max((len(r) for r in rows if r is not None), default=1) for rows in per_axis]))
     m = max((float(e) for e in mag.reshape(-1)), default=0.0)
     return to_type(y, type_name), accumulation(type_name, taps_n, m)
+
+
+def extrapolated(value: Fraction, type_name: str) -> np.ndarray:
+    """extrapolation_value (a float attribute) as an element of type_name: 'this value is used as the
+    corresponding output value'. A float type takes it rounded once; a complex type as the real number it
+    is (imaginary part 0); an integer type or bool (false 0, true 1) where it is one of the type's values.
+    Elsewhere (2.5 in an integer type, any value in a string tensor) the spec does not say how a float
+    becomes an element of the type: Undefined."""
+    dtype = numpy_of(type_name)
+    if values.is_float(type_name):
+        return to_type(np.array(value, dtype=object), type_name)
+    if type_name.startswith("complex"):
+        return np.array(complex(float(value)), dtype=dtype)
+    lo, hi = (0, 1) if type_name == "bool" else values.int_range(type_name) if values.is_int(type_name) else (1, 0)
+    if value.denominator != 1 or not lo <= value <= hi:
+        raise Undefined(f"extrapolation_value {float(value)!r} is no {type_name} value: the spec says it 'is used "
+                        "as the corresponding output value' and not how a float attribute becomes an element of "
+                        f"{type_name}")
+    return np.array(int(value), dtype=dtype)
 
 
 def _along(t: np.ndarray, rows, d: int, absolute: bool = False) -> np.ndarray:

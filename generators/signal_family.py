@@ -32,9 +32,14 @@ FLOATS = ("float16", "bfloat16", "float", "double")
 
 def window_values(op: str, size: int, periodic: bool) -> list:
     """The exact window of `size` points: a Fraction where every cosine is +-1 (an exact multiple of pi),
-    else an mpmath value at PREC bits."""
+    else an mpmath value at PREC bits. A symmetric window of one point has none: the cited paper's cosine
+    terms take 2 pi k n / (N - 1), 0 / 0 at N = 1, and the schema says nothing of that size (the limit
+    along n = 0 gives the edge value, a0 - a1 + a2; numpy and torch give 1)."""
     coeffs = WINDOWS[op]
     n_div = size if periodic else size - 1
+    if size == 1 and not periodic:
+        raise Undefined(f"{op} of size 1 with periodic=0: the symmetric window's cosine terms take "
+                        "2 pi k n / (size - 1) = 0 / 0, and the spec gives no value for a one-point symmetric window")
     out = []
     with mpmath.workprec(PREC):
         for n in range(size):

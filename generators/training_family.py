@@ -51,7 +51,8 @@ def optimizer(operator: Operator, groups: int):
                     raise Rejected(f"{name}: {v.schema.inputs[0 if name == 'R' else 1].description} (a scalar)")
             update = rule(v, attrs)
             n = len(tensors) // groups
-            out_groups = None
+            # every input group but the gradients has its new values (an empty tensor's too: no element to ask)
+            out_groups = [[] for _ in range(groups - 1)]
             with mpmath.workprec(PREC):
                 r, t = mp(np.asarray(inputs["R"]).reshape(-1)[0]), int(np.asarray(inputs["T"]).reshape(-1)[0])
                 for i in range(n):
@@ -62,8 +63,6 @@ def optimizer(operator: Operator, groups: int):
                                        "'element-wise operations with numpy-style broadcasting')") from None
                     tname = name_of_numpy(tensors[i].dtype)
                     flat = [update(r, t, *[mp(a.reshape(-1)[j]) for a in arrays]) for j in range(arrays[0].size)]
-                    if out_groups is None:
-                        out_groups = [[] for _ in range(len(flat[0]) if flat else 0)]
                     for g in range(len(out_groups)):
                         vals = [round_to(e[g], tname) for e in flat]
                         out_groups[g].append(np.array(vals, numpy_of(tname)).reshape(arrays[0].shape))

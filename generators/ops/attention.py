@@ -8,7 +8,7 @@ import numpy as np
 from onnx_conformance.generators.attention_family import NEG_INF, _mp, _round, attention_examples, f32
 from onnx_conformance.generators.case import Operator, type_of
 from onnx_conformance.generators.rounding import PREC, decided, round_f64
-from onnx_conformance.generators.semantics import Rejected, attr, remember
+from onnx_conformance.generators.semantics import Rejected, attr, remember, rule
 
 OPERATOR = Operator("Attention", primary="T1",
                     defaults={"T2": lambda v, b: b["T1"], "U": lambda v, b: b["T1"]})
@@ -72,11 +72,11 @@ def _exact(v, attrs, inputs):
         cap = f32(softcap) if softcap else None
         mask = None
         if attn_mask is not None:
-            m = _mp(attn_mask)
+            m = _mp(whole(v, attn_mask, T))
             width = m.shape[-1]
             full = np.empty(m.shape[:-1] + (T,), dtype=object)
             full[..., :width] = m
-            pad = False if m.dtype == object and isinstance(m.reshape(-1)[0], (bool, np.bool_)) else NEG_INF
+            pad = False if np.asarray(attn_mask).dtype == np.bool_ else NEG_INF
             full[..., width:] = pad
             mask = np.broadcast_to(full, (B, Hq, Sq, T))
         is_bool = attn_mask is not None and np.asarray(attn_mask).dtype == np.bool_
@@ -159,6 +159,20 @@ TINY = 2.0 ** -1000  # an exp below this is charged as absolute error (it may ha
 NARROW = ("float", "float16", "bfloat16")
 
 
+def whole(v, attn_mask, T: int) -> np.ndarray:
+    """attn_mask with a last dimension: a rank-0 mask ('broadcastable to (batch_size, q_num_heads,
+    q_sequence_length, total_sequence_length)', as a scalar is) spread over all T keys, never padded.
+    Attention-23 has no padding sentence: a last dimension of 1 broadcasts, any other short one is refused."""
+    m = np.asarray(attn_mask)
+    if m.ndim == 0:
+        return np.broadcast_to(m, (T,))
+    if v.since_version < 24 and m.shape[-1] != T:
+        if m.shape[-1] != 1:
+            raise Rejected(rule(v, r"broadcastable", "attn_mask"))
+        return np.broadcast_to(m, m.shape[:-1] + (T,))
+    return m
+
+
 def _fast(v, attrs, inputs):
     """(outputs, (D, T, capped)) computed in float64, every output decided by decided(); None where
     anything is outside what the bounds cover (a double T1, NaN or infinite data, unusual shapes,
@@ -212,7 +226,7 @@ def _fast(v, attrs, inputs):
         # where the causal rule, nonpad_kv_seqlen or the window excludes a key
         bias = np.zeros((B, Hq, Sq, T))
         if attn_mask is not None:
-            m = np.asarray(attn_mask)
+            m = whole(v, attn_mask, T)
             if m.size == 0 or m.shape[-1] > T:
                 return None
             if m.dtype == np.bool_:

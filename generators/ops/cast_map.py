@@ -80,6 +80,8 @@ def cast_map(v, attrs, inputs):
     if target == "int64":
         if any(not math.isfinite(e) or not float(e).is_integer() for e in placed):
             raise Undefined("TO_INT64 of a non-integral value: the schema states no rounding")
+        if any(not -2 ** 63 <= int(e) < 2 ** 63 for e in placed):
+            raise Undefined("TO_INT64 of a value outside int64's range: the schema states no overflow rule")
         return {"Y": np.array([int(e) for e in placed], dtype=np.int64)}
     return {"Y": np.array(placed, dtype=np.float32)}
 

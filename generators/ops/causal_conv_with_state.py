@@ -71,9 +71,11 @@ def causal_conv_with_state(v, attrs, inputs):
 
 
 def causal(v, t, x, w, b=None, past=None, activation=None):
-    """The case: the semantics' outputs, the accumulation tolerance of k terms (plus SiLU's budget)."""
+    """The case: the semantics' outputs, the accumulation tolerance of k terms (plus SiLU's budget); an empty
+    input has an empty output, whose sums have no magnitude."""
     after = (budget("composite", t.dtype) or {}).get("ulp", 0) if activation in ("silu", "swish") else 0
-    tol = tolerance(t, w.shape[2], magnitude(padded(x, w, past), w, b, group=x.shape[1]), after=after)
+    mag = magnitude(padded(x, w, past), w, b, group=x.shape[1]) if x.size else 0.0
+    tol = tolerance(t, w.shape[2], mag, after=after)
     attrs = {"activation": activation} if activation is not None else {}
     return OPERATOR.expect(v, {"input": x, "weight": w, "bias": b, "past_state": past}, attrs, tolerance=tol)
 

@@ -15,6 +15,7 @@ from onnx_conformance.harness.dtypes import numpy_of
 OPERATOR = Operator("DFT", primary="T1", defaults={"T2": "int64"})
 
 REAL_ONLY = "When onesided=1 and inverse=0 (forward DFT), only real input is supported"
+COMPLEX_ONLY = "When onesided=1 and inverse=1 (inverse DFT), only complex input is supported"
 COMPLEX_AXIS = "The last dimension is for representing complex numbers and thus is an invalid axis."
 
 
@@ -22,7 +23,7 @@ COMPLEX_AXIS = "The last dimension is for representing complex numbers and thus 
 def dft_semantics(v, attrs, inputs):
     """The DFT along one signal axis (DFT-17: the `axis` attribute, default 1; DFT-20: the `axis` input,
     default -2), zero-padded or cut to dft_length; inverse: 1/N and e^(+...); onesided: RFFT (forward,
-    real input only) or IRFFT (inverse, a full real signal from the one-sided spectrum)."""
+    real input only) or IRFFT (inverse, complex input only: a full real signal from the one-sided spectrum)."""
     x = np.asarray(inputs["input"])
     if x.ndim < 2 or x.shape[-1] not in (1, 2):
         raise Rejected("The final dimension represents the real and imaginary parts of the value in that order.")
@@ -37,6 +38,8 @@ def dft_semantics(v, attrs, inputs):
         raise Rejected(COMPLEX_AXIS)
     if onesided and not inverse and x.shape[-1] == 2:
         raise Rejected(REAL_ONLY)
+    if onesided and inverse and x.shape[-1] == 1:
+        raise Rejected(COMPLEX_ONLY)
     length = inputs.get("dft_length")
     length = None if length is None else int(np.asarray(length).reshape(-1)[0])
     return {"output": dft(x, axis % r, type_of(x), length, inverse, onesided)}

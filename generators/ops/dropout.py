@@ -2,8 +2,9 @@
 random dropout, which no deterministic expected output can state (see `training`).
 
 Versions 1 and 6 choose test mode by is_test; versions 7 and 10 have no mode attribute (onnx's own
-node tests run Dropout-10 as a copy); from version 12 training_mode is an optional input, 'unless
-specified explicitly, it is false', and ratio an optional input (before: a FLOAT attribute).
+node tests run Dropout-10 as a copy) and say nothing of the test-mode mask (Undefined); from version 12
+training_mode is an optional input, 'unless specified explicitly, it is false', and ratio an optional
+input (before: a FLOAT attribute).
 """
 
 import numpy as np
@@ -17,6 +18,10 @@ OPERATOR = Operator("Dropout", primary="T")
 TRAINING = ("training_mode = true with ratio > 0: 'If training_mode is true then the output Y will be a random "
             "dropout' (output = scale * data * mask, a random mask): no deterministic expected output exists; "
             "it needs a statistical verdict (harness/distribution.py)")
+
+
+MASK_7_10 = ("Dropout-{}'s mask in test mode: its text says only 'The output mask.'; that the mask 'will contain "
+             "all ones' is first said by Dropout-12's training_mode description")
 
 
 def exact(t):
@@ -36,8 +41,9 @@ def dropout(v, attrs, inputs):
     requested as output it will contain all ones'; versions 1 and 6 in test mode: 'this output is not filled').
     Random otherwise (a dropout with ratio > 0 in training mode: NotDeterministic). The mode: is_test (versions 1
     and 6, default 0: training); none in versions 7 and 10, whose test mode is taken (onnx's node tests run them as
-    a copy); training_mode from version 12 ('unless specified explicitly, it is false'), where a ratio 'with value in
-    [0, 1)' applies. Versions 12 and 13 say both 'If this input was not set ... a simple copy' and 'if not specified
+    a copy), and whose mask is Undefined (their text says only 'The output mask.': the all-ones sentence is
+    version 12's training_mode description); training_mode from version 12 ('unless specified explicitly, it is
+    false'), where a ratio 'with value in [0, 1)' applies. Versions 12 and 13 say both 'If this input was not set ... a simple copy' and 'if not specified
     it will default to 0.5': training without a ratio has no stated result there."""
     x = inputs["data"]
     ones = np.ones(x.shape, dtype=np.bool_ if v.since_version >= 10 else x.dtype)
@@ -46,7 +52,7 @@ def dropout(v, attrs, inputs):
             return {"output": x.copy()}
         ratio = attr(attrs, "ratio", 0.5)
     elif v.since_version < 12:
-        return {"output": x.copy(), "mask": ones}
+        return {"output": x.copy(), "mask": Undefined(MASK_7_10.format(v.since_version))}
     else:
         training = inputs.get("training_mode")
         if training is None or not bool(np.asarray(training).reshape(-1)[0]):

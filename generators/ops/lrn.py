@@ -35,11 +35,22 @@ def response(x, attrs: dict) -> np.ndarray:
         lo = max(0, c - math.floor((size - 1) / 2))
         hi = min(c_count - 1, c + math.ceil((size - 1) / 2))
         base[:, c] = k + a / size * np.sum(sq[:, lo:hi + 1], axis=1)
-    if any(not isinstance(d, float) and d <= 0 for d in base.reshape(-1)):
+    if any(d <= 0 for d in base.reshape(-1)):
         raise Undefined("bias + alpha / size * square_sum <= 0: its power beta has no real value")
     with mpmath.workprec(PREC):
-        y = np.vectorize(lambda e, d: mp(e) / mpmath.power(mp(d), mp(b)), otypes=[object])(xe, base)
+        y = np.vectorize(lambda e, d: _quotient(e, d, b), otypes=[object])(xe, base)
     return np.asarray(y, dtype=object).reshape(x.shape)
+
+
+def _quotient(e, d, b):
+    """e / d ^ b: exact e and d in mpmath; where d is NaN or +inf (a NaN or an infinity in the window), IEEE
+    754's pow and division (d ^ 0 is 1; inf ^ b is 0 for a negative b, and e / 0 is +-inf, or NaN for e 0)."""
+    if not isinstance(d, float):
+        return mp(e) / mpmath.power(mp(d), mp(b))
+    p = math.pow(d, float(b))
+    if p == 0:
+        return mpmath.nan if e == 0 or e != e else mpmath.mpf(math.copysign(math.inf, e))
+    return mp(e) / mpmath.mpf(p)
 
 
 @OPERATOR.semantics

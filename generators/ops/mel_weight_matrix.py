@@ -28,14 +28,21 @@ def mel_weight_matrix_semantics(v, attrs, inputs):
         return np.asarray(inputs[name]).reshape(-1)[0]
 
     out_type = name_of(attr(attrs, "output_datatype", TensorProto.FLOAT))
-    try:
-        w = mel_weight_matrix(int(scalar("num_mel_bins")), int(scalar("dft_length")), int(scalar("sample_rate")),
-                              float(scalar("lower_edge_hertz")), float(scalar("upper_edge_hertz")))
-    except ValueError as e:  # a corner on a bin boundary: the runtime's rounding decides it
-        raise Undefined(str(e)) from None
+    w = weights(int(scalar("num_mel_bins")), int(scalar("dft_length")), int(scalar("sample_rate")),
+                float(scalar("lower_edge_hertz")), float(scalar("upper_edge_hertz")))
     if values.is_int(out_type) and any(e.denominator != 1 for e in w.reshape(-1)):
         raise Undefined(FRACTIONAL)
     return {"output": to_type(w, out_type)}
+
+
+def weights(num_mel_bins, dft_length, sample_rate, lower, upper):
+    """signal_family.mel_weight_matrix, with a corner on a bin boundary (the runtime's rounding decides it)
+    as Undefined."""
+    try:
+        return mel_weight_matrix(num_mel_bins, dft_length, sample_rate, lower, upper)
+    except ValueError:
+        raise Undefined("a mel corner lies on a bin boundary: floor((dft_length + 1) * f / sample_rate) of a whole "
+                        "number, which the runtime's rounding of the corner decides") from None
 
 
 def case(v, t, num_mel_bins, dft_length, sample_rate, lower, upper, spread_t1_t2=True):
@@ -45,7 +52,7 @@ def case(v, t, num_mel_bins, dft_length, sample_rate, lower, upper, spread_t1_t2
     t2 = numpy_of(t["T2"])
     lo, hi = np.array(lower, np.float64).astype(t2), np.array(upper, np.float64).astype(t2)
     if values.is_int(out_type):
-        w = mel_weight_matrix(num_mel_bins, dft_length, sample_rate, float(lo), float(hi))
+        w = weights(num_mel_bins, dft_length, sample_rate, float(lo), float(hi))
         if any(e.denominator != 1 for e in w.reshape(-1)):
             return NotApplicable(FRACTIONAL)
     attrs = {} if out_type == "float" else {"output_datatype": helper.np_dtype_to_tensor_dtype(numpy_of(out_type))}
