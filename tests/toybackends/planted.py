@@ -35,6 +35,10 @@
   do not divide the axis (a short last block; the corpus's blocks are of 2, on axis 1 of a matrix);
 - unique_many_values: a Unique node answers wrong when its input holds more than 16 distinct values (a
   hash table's first growth; the corpus's inputs hold at most 6).
+- string_split_long_delimiter_maxsplit: a StringSplit node answers wrong when its delimiter is of several
+  characters and maxsplit is given (the corpus's maxsplit examples split on whitespace or ',');
+- scan_reverse_axis: a Scan node answers wrong when a scan input runs backwards (direction 1) along an axis
+  other than 0 (the corpus reverses along axis 0 only).
 Everywhere else the answers are this project's exact semantics.
 """
 
@@ -234,6 +238,19 @@ def _dft_prime_length(node, inputs) -> bool:
 
 
 # -- faults: control flow, sequences, strings and random --
+
+
+@fault
+def _string_split_long_delimiter_maxsplit(node, inputs) -> bool:
+    delimiter = _attribute(node, "delimiter", b"")
+    return node.op_type == "StringSplit" and len(delimiter.decode()) > 1 and _attribute(node, "maxsplit") is not None
+
+
+@fault
+def _scan_reverse_axis(node, inputs) -> bool:
+    axes, directions = _attribute(node, "scan_input_axes", []), _attribute(node, "scan_input_directions", [])
+    return node.op_type == "Scan" and any(a != 0 and d == 1 for a, d in zip(axes, directions))
+
 
 # -- faults: classical ML and training --
 
