@@ -157,7 +157,7 @@ def test_usage_errors(tmp_path, capsys):
     assert explorer.main(["--op", "NoSuchOp", "--out", str(tmp_path / "x")]) == 2
     assert "no operator 'NoSuchOp'" in capsys.readouterr().err
     # a random operator: its expected value is a distribution, which no drawn case can hold
-    assert explorer.main(["--op", "RandomNormal", "--out", str(tmp_path / "x")]) == 2
+    assert explorer.main(["--op", "ImageDecoder", "--out", str(tmp_path / "x")]) == 2
     assert "no strategy" in capsys.readouterr().err
     (tmp_path / "mine").mkdir()
     (tmp_path / "mine" / "index.json").write_text(json.dumps({"format": 1, "cases": {}}))
