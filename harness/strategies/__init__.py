@@ -3,7 +3,8 @@
 A family (common.Family) says which operator versions it draws, draws a node in a type binding
 (its inputs, attributes and output names) and finishes it into a Case whose expected outputs are
 the operator's semantics. Adding a family is one module here: every Family subclass a module of this
-package defines is found (common.py and indices.py hold what the families share).
+package defines is found; a module without one (common.py, indices.py, ml_values.py) only holds what
+families share.
 """
 
 from __future__ import annotations
@@ -14,16 +15,12 @@ import pkgutil
 
 from onnx_conformance.harness.strategies.common import Family
 
-SHARED = ("common", "indices")  # what the families share: no family of their own
-
 
 def _families() -> tuple[Family, ...]:
     """One instance of each Family subclass a module of this package defines, in module-name order (a
     subclass naming no operators is a base other families share, not a family)."""
     found = []
     for module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
-        if module in SHARED:
-            continue
         mod = importlib.import_module(f"{__name__}.{module}")
         found += [cls() for _, cls in sorted(inspect.getmembers(mod, inspect.isclass))
                   if issubclass(cls, Family) and cls.operators and cls.__module__ == mod.__name__]
