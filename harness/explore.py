@@ -228,6 +228,7 @@ class Explorer:
     def run(self) -> int:
         from onnx_conformance.harness.executor import BackendUnavailable
         from onnx_conformance.harness.explore_verdicts import Judge
+        from onnx_conformance.harness.strategies.common import steady_draws
 
         self.judge = Judge(self.backend, self.options, self.against, self.against_options, self.timeout)
         # hypothesis keeps what it learns of the code it runs in a folder of the working directory; the
@@ -246,7 +247,8 @@ class Explorer:
             self.started = time.monotonic()
             self.deadline = None if self.budget is None else self.started + self.budget
             try:
-                self._search()
+                with steady_draws():
+                    self._search()
             except KeyboardInterrupt:
                 self._keep_best(shrunk=False)
                 self._progress(force=True, end=True)

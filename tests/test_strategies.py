@@ -40,7 +40,7 @@ def _draws(op, v, draws: int, check):
     from onnx_conformance.generators.emit import build_model
     from onnx_conformance.generators.semantics import NotDeterministic, Rejected, Undefined
     from onnx_conformance.harness.strategies import family_of
-    from onnx_conformance.harness.strategies.common import Discard, bindings
+    from onnx_conformance.harness.strategies.common import Discard, bindings, steady_draws
 
     family, why = family_of(op, v)
     assert family is not None, why
@@ -67,7 +67,8 @@ def _draws(op, v, draws: int, check):
         built.append(case)
         check(t, case, model, feeds)
 
-    draw()
+    with steady_draws():
+        draw()
     return built
 
 

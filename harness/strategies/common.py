@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -37,6 +38,28 @@ MAX_ELEMENTS = 4097
 MAX_RANK = 8  # the spec's largest broadcast rank in the corpus (Expand, Where); no schema states a limit
 MAX_OVERLAY = 16  # elements of a tensor given a drawn value (an edge value, or an ordinary one)
 IEEE = ("float16", "bfloat16", "float", "double")
+
+
+@contextmanager
+def steady_draws():
+    """Draws that depend on the seed alone. hypothesis mixes into its draws the literals of every local
+    module imported so far (its "local constants": this project's own modules too, in an editable
+    install), so the same seed drew differently in a process that had imported more of the project (a
+    pytest worker after other tests) than in a fresh one. Within this block that pool is empty."""
+    try:
+        from hypothesis.internal.conjecture import providers
+
+        own, cache, empty = providers._get_local_constants, providers.CONSTANTS_CACHE.cache, providers.Constants()
+    except (ImportError, AttributeError):  # a hypothesis without the pool: nothing to hold steady
+        yield
+        return
+    providers._get_local_constants = lambda: empty
+    cache.clear()
+    try:
+        yield
+    finally:
+        providers._get_local_constants = own
+        cache.clear()
 
 
 def cached(fn):

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from onnx import helper, numpy_helper
 
 from onnx_conformance.generators import subgraph
+from onnx_conformance.generators.case import Opt, Seq
 from onnx_conformance.harness.strategies.common import Family, Probe, dims, shapes, tensors
 from onnx_conformance.harness.strategies.sequences import value_of
 
@@ -78,7 +79,11 @@ def _loop(draw, op, v, t):
     tensor = _is_tensor(V)
     k = draw(st.integers(1, 3), label="loop-carried values")
     shape = tuple(draw(shapes(0, 3, BODY_ELEMENTS), label="carried shape")) if tensor else None
-    carried = [draw(tensors(V, shape, operand=i) if tensor else value_of(V), label=f"v_initial {i}") for i in range(k)]
+    if tensor:
+        carried = [draw(tensors(V, shape, operand=i), label=f"v_initial {i}") for i in range(k)]
+    else:  # shaped alike: the values rotate, and onnx's inference gives each v_final its v_initial's shapes
+        first = draw(value_of(V), label="v_initial 0")
+        carried = [first] + [draw(_alike(first, V, i), label=f"v_initial {i}") for i in range(1, k)]
     form = draw(st.sampled_from(["trip count", "condition", "both"]), label="form")
     inputs = {"M": None, "cond": None}
     if form != "condition":
@@ -132,6 +137,17 @@ def _loop(draw, op, v, t):
         outputs.append(f"scan_output_{j}")
     body = subgraph.graph("body", nodes, body_in, body_out)
     return Probe(inputs, {"body": body}, outputs=outputs)
+
+
+@st.composite
+def _alike(draw, value, type_name: str, operand: int):
+    """A value of `type_name` with `value`'s structure (empty or not, length, the tensors' shapes) and
+    new elements."""
+    if isinstance(value, Opt):
+        return Opt(None if value.value is None else draw(_alike(value.value, value.type, operand)), value.type)
+    if isinstance(value, Seq):
+        return Seq([draw(tensors(value.elem, x.shape, operand=operand)) for x in value.items], value.elem)
+    return draw(tensors(type_name, value.shape, operand=operand))
 
 
 @st.composite
