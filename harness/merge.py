@@ -64,6 +64,9 @@ def check(shards: list[tuple[Path, dict, list[dict]]]) -> tuple[list[str], set[s
     same("corpus index", lambda r: (r.get("corpus") or {}).get("index_sha256"))
     same("corpus cases", lambda r: (r.get("shard") or {}).get("corpus_names_sha256"))
     same("shard count N", lambda r: _shard_of(r)[1])
+    # the opset the cases above it ran at, and what asked for it: shards run at other ceilings are two runs
+    same("opset", lambda r: sorted((k, v) for k, v in (r.get("opset") or {}).items() if k != "cases_lowered"))
+    same("confirm mode", lambda r: (r.get("confirm") or {}).get("mode"))
 
     total = _shard_of(first)[1]
     seen: dict[int, Path] = {}
@@ -199,6 +202,9 @@ def main(argv: list[str] | None = None) -> int:
                  "finished": run.get("finished"), "cases": len(rs)}
                 for path, run, rs in sorted(shards, key=lambda s: _shard_of(s[1]))],
     )
+    if "opset" in first:
+        run_info["opset"] = {**{k: v for k, v in first["opset"].items() if k != "cases_lowered"},
+                             "cases_lowered": sum(1 for r in results if r.get("ran_opset"))}
     if a.expectations:
         run_info["expectations"] = a.expectations
     a.out.mkdir(parents=True, exist_ok=True)

@@ -93,6 +93,7 @@ def test_four_shards_merged_equal_one_run(sharded):
     assert (mj["rows"], mj["summary"], mj["failures"]) == (wj["rows"], wj["summary"], wj["failures"])
     run = json.loads((root / "merged" / "run.json").read_text())
     assert run["complete"] is True and run["problems"] == [] and len(run["shards"]) == 4
+    assert run["opset"] == json.loads((root / "whole" / "run.json").read_text())["opset"]
     assert run["counts"] == json.loads((root / "whole" / "run.json").read_text())["counts"]
     junit = (root / "merged" / "junit.xml").read_text()
     assert junit.count("<testcase ") == len(NAMES) + 2
@@ -135,6 +136,14 @@ def test_shards_of_different_runs_do_not_merge(sharded, tmp_path):
     m = merge(str(root / "s1"), str(other), str(root / "s3"), str(root / "s4"), "--out", str(tmp_path / "m"),
               cwd=root)
     assert m.returncode == 2 and "shards differ in backend version" in m.stderr
+    # the same backend, run at another opset ceiling (--opset): its verdicts answer another question
+    shutil.copytree(root / "s2", other, dirs_exist_ok=True)
+    run = json.loads((other / "run.json").read_text())
+    run["opset"]["requested"] = 17
+    (other / "run.json").write_text(json.dumps(run))
+    m = merge(str(root / "s1"), str(other), str(root / "s3"), str(root / "s4"), "--out", str(tmp_path / "m"),
+              cwd=root)
+    assert m.returncode == 2 and "shards differ in opset" in m.stderr, m.stderr
 
 
 def test_bad_shard_is_a_usage_error(tmp_path):
