@@ -24,7 +24,7 @@ The specs ({"kind": ...}):
   {"kind": "uniform", "low": l, "high": h}
   {"kind": "normal", "mean": m, "scale": s}
   {"kind": "bernoulli", "p": [p0, p1, ...]}  output element i (C order) is 1 with probability
-      p[i % len(p)]
+      p[i % len(p)] (an empty output, the draw of an empty input, has no value to judge: p may be [])
   {"kind": "multinomial", "p": [[...], ...]}  row b of the [batch, sample_size] output holds
       draws of a class index with probabilities p[b]
 The spec applies to output "output" (default 0); every other output is compared as usual.
@@ -108,6 +108,8 @@ def _bernoulli(values, spec, type_name):
     from scipy import stats
 
     x = _as_float(values)
+    if x.size == 0:  # a zero-sized input of probabilities draws nothing: its output is empty, of the input's shape
+        return "pass", "no values", 0
     probs = [float(p) for p in spec["p"]]
     if not probs or x.size % len(probs):
         raise ValueError(f"bernoulli: {len(probs)} probabilities do not tile {x.size} values")
@@ -142,6 +144,8 @@ def _multinomial(values, spec, type_name):
     x = np.asarray(values)
     if x.ndim != 2 or x.shape[0] != len(rows):
         raise ValueError(f"multinomial: output of shape {x.shape} for {len(rows)} rows of probabilities")
+    if x.size == 0:  # no row (batch_size 0) or no draw (sample_size 0)
+        return "pass", "no values", 0
     alpha = ALPHA / max(1, len(rows))  # Bonferroni over the rows
     worst, parts = 1.0, []
     for b, row in enumerate(rows):

@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 from onnx_conformance.harness.compare import compare_outputs
-from onnx_conformance.harness.compare import compare_outputs
 from onnx_conformance.harness.distribution import ALPHA, check
 from tests.conftest import read_jsonl, run_cli
 
@@ -90,6 +89,22 @@ def test_bernoulli_exact_binomial_per_probability():
 def test_bernoulli_values_are_0_or_1():
     status, detail, bad = check(np.array([0, 1, 2, 1], np.int32), {"kind": "bernoulli", "p": [0.5]})
     assert status == "fail" and bad == 1 and "{0, 1}" in detail
+
+
+def test_an_empty_draw_has_no_value_to_judge_but_its_shape_and_type():
+    """A zero-sized Bernoulli input (its spec's p is then []) draws an empty output of its shape: a verdict,
+    not an exception; so do Multinomial's batch_size 0 and sample_size 0."""
+    assert check(np.zeros((0, 3), np.float32), {"kind": "bernoulli", "p": []}) == ("pass", "no values", 0)
+    assert check(np.zeros(0, np.int32), {"kind": "bernoulli", "p": [0.5]})[0] == "pass"
+    assert check(np.zeros((0, 4), np.int64), {"kind": "multinomial", "p": []}) == ("pass", "no values", 0)
+    assert check(np.zeros((2, 0), np.int32), {"kind": "multinomial", "p": [[0.5, 0.5], [1.0, 0.0]]})[0] == "pass"
+    with pytest.raises(ValueError, match="0 probabilities do not tile 4 values"):  # a broken case stays an error
+        check(np.zeros(4, np.float32), {"kind": "bernoulli", "p": []})
+    tolerance = {"distribution": {"kind": "bernoulli", "p": []}}
+    e = np.zeros((2, 0), np.float32)
+    assert compare_outputs([e], [np.zeros((2, 0), np.float32)], tolerance).status == "pass"
+    assert "shape (0, 2) != expected (2, 0)" in compare_outputs([e], [np.zeros((0, 2), np.float32)], tolerance).detail
+    assert "dtype double != expected float" in compare_outputs([e], [np.zeros((2, 0))], tolerance).detail
 
 
 def test_multinomial_chi_square_per_row():

@@ -3,12 +3,16 @@ of the row ("the unnormalized log-probability of each corresponding outcome").
 
 Its expected value is a distribution, not a value (the semantics raises NotDeterministic): a
 case is judged on its distribution (harness/distribution.py): every draw a class of the row, then
-Pearson's chi-square per row (Bonferroni across rows).
+Pearson's chi-square per row (Bonferroni across rows). With one class (class_size 1) every draw is
+that class, 0: a value, which the semantics gives.
 """
+
+import numpy as np
 
 from onnx_conformance.generators import random_family as rf
 from onnx_conformance.generators.case import NotApplicable, Operator
-from onnx_conformance.generators.semantics import Rejected
+from onnx_conformance.generators.semantics import Rejected, attr
+from onnx_conformance.harness.dtypes import elem_type_of, name_of, numpy_of
 
 OPERATOR = Operator("Multinomial", primary="T1", defaults={"T2": "int32"})  # dtype's default: int32
 
@@ -20,6 +24,10 @@ def multinomial(v, attrs, inputs):
     x = inputs["input"]
     if x.ndim != 2:
         raise Rejected(f"input: {v.schema.inputs[0].description.split('.')[0]} (given rank {x.ndim})")
+    if x.shape[1] == 1 and np.isfinite(np.asarray(x, np.float64)).all():
+        # one outcome of probability 1 per row: every draw is class 0, in dtype ('we will use int32')
+        out_type = name_of(attr(attrs, "dtype", elem_type_of("int32")))
+        return {"output": np.zeros((x.shape[0], attr(attrs, "sample_size", 1)), numpy_of(out_type))}
     raise rf.draw_of("the categorical distributions of the rows' softmax")
 
 
@@ -43,6 +51,18 @@ def one_sample(v, t, rng):
     if t.suffix:
         return NotApplicable("the sample_size example runs in int32 output; int64 is covered by `default`")
     return rf.multinomial(t, rng, sample_size=1)
+
+
+@OPERATOR.example
+def one_class(v, t, rng):
+    """class_size 1: every draw is class 0 whatever the logit, so the output is a value (the sample's
+    type shows: int32 where dtype is left out); two rows of one class, 5 draws each."""
+    x = rf.rounded([[0.5], [-3.0]], t["T1"])
+    attrs = {"sample_size": 5}
+    if t["T2"] != "int32":
+        attrs["dtype"] = elem_type_of(t["T2"])
+    return OPERATOR.expect(v, {"input": x}, attrs,
+                           tolerance={"distribution": {"kind": "multinomial", "p": [[1.0], [1.0]]}})
 
 
 OPERATOR.reference_differs(r"No registered implementation for operator 'Multinomial'",

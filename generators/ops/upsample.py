@@ -18,13 +18,18 @@ NO_MAPPING = ("the doc defines the output size only ('output_dimension = floor(i
               "documented example shows) has a defined result")
 AT_LEAST_ONE_1 = "height_scale: The scale along height dimension. It takes value greater than or equal to 1."
 AT_LEAST_ONE = "scales: ... It takes value greater than or equal to 1."
+# each version's mode attribute names its two modes; any other is no mode of the operator
+MODES_1 = ("mode: Two interpolation modes: nearest(default), bilinear", ("nearest", "bilinear"))
+MODES = ("mode: Two interpolation modes: nearest (default), and linear (including bilinear, trilinear, etc)",
+         ("nearest", "linear"))
 
 
 @OPERATOR.semantics
 def upsample_semantics(v, attrs, inputs):
     """Nearest upsampling by whole scales: each element repeated `scale` times along each axis (Upsample-1:
     height_scale and width_scale of a 4-D input; Upsample-7: the scales attribute; Upsample-9: the input).
-    Scales below 1 are refused; other scales and modes have no defined result."""
+    Scales below 1 and a mode the version does not name are refused; other scales and linear have no defined
+    result."""
     x = np.asarray(inputs["X"])
     if v.since_version == 1:
         scales = [1.0, 1.0, attrs.get("height_scale"), attrs.get("width_scale")]
@@ -35,6 +40,9 @@ def upsample_semantics(v, attrs, inputs):
     if any(s is not None and s < 1 for s in scales):
         raise Rejected(AT_LEAST_ONE_1 if v.since_version == 1 else AT_LEAST_ONE)
     mode = attr(attrs, "mode", "nearest")
+    sentence, modes = MODES_1 if v.since_version == 1 else MODES
+    if mode not in modes:
+        raise Rejected(sentence)
     if mode != "nearest" or any(s is None or float(s) != int(s) for s in scales) or len(scales) != x.ndim:
         raise Undefined(NO_MAPPING)
     p = plan(x.shape, scales=[f32(s) for s in scales], ctm="asymmetric")
@@ -106,6 +114,22 @@ def scale_below_one(v, t, rng):
     else:
         inputs["scales"] = np.array([1, 1, 0.5, 1], np.float32)
     return OPERATOR.reject(v, inputs, attrs, {"Y": Declared("float", (1, 1, 1, 2))})
+
+
+@OPERATOR.rejection
+def unknown_mode(v, t, rng):
+    """mode 'cubic', which no version names ('Two interpolation modes: ...'): a kernel that never reads
+    mode runs it as nearest."""
+    x = np.array([[[[1, 2], [3, 4]]]], np.float32)
+    attrs = {"mode": "cubic"}
+    inputs = {"X": x}
+    if v.since_version == 1:
+        attrs.update(height_scale=2.0, width_scale=2.0)
+    elif v.since_version == 7:
+        attrs["scales"] = [1.0, 1.0, 2.0, 2.0]
+    else:
+        inputs["scales"] = np.array([1, 1, 2, 2], np.float32)
+    return OPERATOR.reject(v, inputs, attrs, {"Y": Declared("float", (1, 1, 4, 4))})
 
 
 # Where onnx's ReferenceEvaluator (1.23) differs from our value, and why ours stands (cases/crosscheck.md).

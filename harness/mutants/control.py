@@ -1,11 +1,12 @@
 """Mutants of control flow, sequences and optionals: loops one trip short or run once regardless, scans
 along the wrong axis, positions counted from the wrong end, defaults at the other end of the sequence,
-scalars given a dimension and empty tensors taken for no value."""
+scalars given a dimension, empty tensors taken for no value and an empty sequence seeded with one."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from onnx_conformance.harness.dtypes import name_of, numpy_of
 from onnx_conformance.harness.mutants._shared import Mutant, ignored
 
 FAMILY = "Control flow, sequences and optionals"
@@ -50,6 +51,13 @@ def _optional_empty_is_none(call, *inputs, **attrs):
     if inputs and isinstance(inputs[0], np.ndarray) and inputs[0].size == 0:
         return (None,)
     return call.run(*inputs, **attrs)
+
+
+def _empty_sequence_seeded(call, **attrs):
+    """The sequence seeded with one zero-sized tensor of the type, to carry `dtype` where a list has no type."""
+    (seq,) = call.run(**attrs)
+    dtype = attrs.get("dtype")
+    return (list(seq) + [np.zeros((0,), numpy_of(name_of(1 if dtype is None else int(dtype))))],)
 
 
 def _get_empty_raises(call, x, **attrs):
@@ -169,7 +177,14 @@ MUTANTS = [
     Mutant("SequenceConstruct.reversed", "SequenceConstruct", "layout modes",
            "Construct a tensor sequence containing 'inputs' tensors.", _reversed_sequence),
     Mutant("SequenceEmpty.ignores_dtype", "SequenceEmpty", "ignored attributes",
-           "The default type is 'float'.", ignored("dtype")),
+           "The default type is 'float'.", ignored("dtype"),
+           equivalent="in a single-node model the empty sequence is the graph's output, and what a backend hands "
+           "back for it (a list, in onnxruntime's and onnx's Python APIs and every adapter here) holds no tensor "
+           "to have a type: dtype shows only to a later node (SequenceInsert of a tensor, which must be of the "
+           "sequence's type), in a graph"),
+    Mutant("SequenceEmpty.seeded_with_empty_tensor", "SequenceEmpty", "empty tensors",
+           "Construct an empty tensor sequence, with given data type.", _empty_sequence_seeded,
+           note="a runtime whose sequences cannot be empty lists of a type seeds one with a zero-sized tensor"),
     Mutant("SequenceErase.erases_first_by_default", "SequenceErase", "wrong defaults",
            "'position' is optional, by default it erases the last tensor from 'input_sequence'.",
            _erase_first_by_default),
