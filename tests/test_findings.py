@@ -171,8 +171,10 @@ def parse_explore(text: str, source: str = "FINDINGS.md") -> list[dict]:
 
 def explore_mismatches(check: dict, explored: Path) -> list[str]:
     """What reports/explore/<backend>/ says differently from one Explore line (empty: it holds)."""
+    import onnx
+
     from onnx_conformance.harness.backends.exact import ExactAdapter
-    from onnx_conformance.harness.corpus import read_tensor
+    from onnx_conformance.harness.corpus import data_sets, value_types
 
     folder = explored / check["backend"]
     try:
@@ -189,15 +191,23 @@ def explore_mismatches(check: dict, explored: Path) -> list[str]:
             problems.append(f"{path} is missing or not the file the index hashes")
     if problems:
         return problems
-    inputs = [read_tensor(str(p))[0] for p in sorted((case / "test_data_set_0").glob("input_*.pb"))]
-    expected = [read_tensor(str(p))[0] for p in sorted((case / "test_data_set_0").glob("output_*.pb"))]
+    # read as the graph declares each value: a sequence output (SplitToSequence) is a list of tensors
+    data = data_sets(str(case), value_types(onnx.load(str(case / "model.onnx"))))[0]
     exact = ExactAdapter({})
-    got = exact.run(exact.prepare_checked(str(case / "model.onnx"), None), inputs)
-    for k, (e, g) in enumerate(zip(expected, got)):
-        g = np.asarray(g)
-        if e.shape != g.shape or e.dtype != g.dtype or e.tobytes() != g.astype(e.dtype).tobytes():
+    got = exact.run(exact.prepare_checked(str(case / "model.onnx"), None), data.inputs)
+    for k, (e, g) in enumerate(zip(data.outputs, got)):
+        if not _same_bits(e, g):
             problems.append(f"output {k}: the exact semantics now gives {g!r}, the case holds {e!r}")
     return problems
+
+
+def _same_bits(expected, got) -> bool:
+    """A tensor equal in shape, type and every byte; a sequence equal element by element."""
+    if isinstance(expected, list):
+        return isinstance(got, list) and len(got) == len(expected) and all(map(_same_bits, expected, got))
+    g = np.asarray(got)
+    return (expected.shape == g.shape and expected.dtype == g.dtype
+            and expected.tobytes() == g.astype(expected.dtype).tobytes())
 
 
 EXPLORE_CHECKS = parse_explore(FINDINGS.read_text(encoding="utf-8")) if FINDINGS.is_file() else []
@@ -248,3 +258,15 @@ def test_a_changed_explore_case_fails_the_check(tmp_path):
     assert problem.startswith("output 0: the exact semantics now gives"), problem
     with pytest.raises(ValueError, match="FINDINGS.md:2: not 'Explore:"):
         parse_explore("x\nExplore: onnxruntime test_x_opset1_float fail\n")
+
+
+def test_a_changed_sequence_output_fails_the_check():
+    """A sequence output (SplitToSequence's) is compared element by element: a missing, an extra or a
+    changed tensor is a difference, as is a tensor where a sequence is held."""
+    one, two = np.array([1.0], np.float32), np.array([2.0], np.float32)
+    assert _same_bits([one, two], [one.copy(), two.copy()])
+    assert not _same_bits([one, two], [one])
+    assert not _same_bits([one], [one, two])
+    assert not _same_bits([one, two], [one, one])
+    assert not _same_bits([one], one)
+    assert not _same_bits([one], [np.float32(1.0)])

@@ -1,0 +1,3 @@
+
+output_sequence
+Já3Â
