@@ -40,7 +40,8 @@ def _draws(op, v, draws: int, check):
     from onnx_conformance.generators.emit import build_model
     from onnx_conformance.generators.semantics import NotDeterministic, Rejected, Undefined
     from onnx_conformance.harness.strategies import family_of
-    from onnx_conformance.harness.strategies.common import Discard, bindings, steady_draws
+    from onnx_conformance.harness.strategies.bindings import bindings
+    from onnx_conformance.harness.strategies.common import Discard, steady_draws
 
     family, why = family_of(op, v)
     assert family is not None, why

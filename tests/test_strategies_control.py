@@ -26,6 +26,9 @@ VERSIONS = [("If", 1, 6, 4), ("If", 25, 6, 4), ("Loop", 11, 6, 4), ("Loop", 25, 
 RANDOM = [("RandomUniform", 22), ("RandomNormal", 22), ("RandomUniformLike", 22), ("RandomNormalLike", 1),
           ("Bernoulli", 22), ("Multinomial", 22)]
 FAULTS = [("StringSplit", 20, "string_split_long_delimiter_maxsplit", 200), ("Scan", 16, "scan_reverse_axis", 200)]
+# operators whose inputs or outputs are sequences or optionals, run by the toy with every fault it can plant in process
+CONTAINERS = [("SequenceInsert", 11), ("SequenceMap", 17), ("Optional", 15), ("OptionalGetElement", 18),
+              ("Identity", 25), ("Loop", 25)]
 
 
 def _draws(op, v, draws: int, check, binding: int = 0):
@@ -103,8 +106,8 @@ def _same(a, b) -> bool:
 @pytest.mark.parametrize("name, since, fault, draws", FAULTS, ids=[f[2] for f in FAULTS])
 def test_reaches_planted_fault(name, since, fault, draws):
     """Within `draws` seeded draws one node makes the toy answer wrong and the exact backend right."""
+    from onnx_conformance.generators.protos import plain
     from onnx_conformance.harness.backends.exact import ExactAdapter
-    from onnx_conformance.generators.case import Seq
     from tests.toybackends.planted import Planted
 
     op, v = _version(name, since)
@@ -112,7 +115,7 @@ def test_reaches_planted_fault(name, since, fault, draws):
 
     def check(case, model, feeds):
         raw = model.SerializeToString()
-        values = [x.items if isinstance(x, Seq) else x for _, x in feeds]  # a sequence is fed as a list
+        values = [plain(x) for _, x in feeds]  # a sequence is fed as a list, an optional as its value or None
         expected = [x for x in case.outputs.values() if x is not None]
         got = toy.run(toy.prepare_checked("", raw), values)
         if not all(_same(a, b) for a, b in zip(got, expected)):
@@ -121,3 +124,38 @@ def test_reaches_planted_fault(name, since, fault, draws):
 
     with pytest.raises(Hit), np.errstate(all="ignore"):
         _draws(op, v, draws, check)
+
+
+def _same_value(a, b) -> bool:
+    """Two runtime values alike: tensors by _same, sequences item by item, empty optionals both None."""
+    if isinstance(a, list) or isinstance(b, list):
+        return isinstance(a, list) and isinstance(b, list) and len(a) == len(b) and all(map(_same_value, a, b))
+    if a is None or b is None:
+        return a is None and b is None
+    return _same(a, b)
+
+
+@pytest.mark.parametrize("name, since", CONTAINERS, ids=[f"{n}-{s}" for n, s in CONTAINERS])
+def test_toy_takes_sequences_and_optionals(name, since):
+    """The toy takes a drawn node's sequences (lists) and optionals (a value or None) as the exact backend
+    does, with every fault it plants set, and answers as the exact backend where none applies (its
+    dimension checks once read np.shape over a list of differently shaped tensors)."""
+    from onnx_conformance.generators.protos import plain
+    from onnx_conformance.harness.backends.exact import ExactAdapter
+    from tests.toybackends.planted import NODE_FAULTS, Planted
+
+    op, v = _version(name, since)
+    toy = Planted({"fault": ",".join(["prime_dims", "deep_reduce", "many_splits", *NODE_FAULTS])})
+    exact = ExactAdapter({})
+    binding = next(i for i, t in enumerate(op.bindings(v)) if any("(" in x for x in t.values()))
+    ran = []
+
+    def check(case, model, feeds):
+        raw = model.SerializeToString()
+        values = [plain(x) for _, x in feeds]
+        got = toy.run(toy.prepare_checked("", raw), values)
+        assert all(map(_same_value, got, exact.run(exact.prepare_checked("", raw), values))), (name, got)
+        ran.append(case)
+
+    _draws(op, v, 6, check, binding=binding)
+    assert len(ran) >= 3, (name, len(ran))

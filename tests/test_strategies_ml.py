@@ -27,7 +27,8 @@ def _draws(op, v, draws: int, check, binding_ok=lambda t: True):
     from onnx_conformance.generators.emit import build_model
     from onnx_conformance.generators.semantics import NotDeterministic, Rejected, Undefined
     from onnx_conformance.harness.strategies import family_of
-    from onnx_conformance.harness.strategies.common import Discard, bindings
+    from onnx_conformance.harness.strategies.bindings import bindings
+    from onnx_conformance.harness.strategies.common import Discard
 
     family, why = family_of(op, v)
     assert family is not None, why

@@ -22,7 +22,8 @@ DRAWS = 4  # per version
 FAULTS = [
     ("LayerNormalization", 17, "layer_norm_odd_long", 200),
     ("Softmax", 13, "softmax_strided_remainder", 200),
-    ("NegativeLogLikelihoodLoss", 22, "loss_many_classes_ignored", 200),
+    # 250: 200 seeded draws missed it once empty shapes became rarer (issue 30); met at the 87th of 250
+    ("NegativeLogLikelihoodLoss", 22, "loss_many_classes_ignored", 250),
 ]
 
 

@@ -57,7 +57,8 @@ def _built(op, v, draws: int, check=None) -> int:
     from onnx_conformance.generators.emit import build_model
     from onnx_conformance.generators.semantics import NotDeterministic, Rejected, Undefined
     from onnx_conformance.harness.strategies import family_of
-    from onnx_conformance.harness.strategies.common import Discard, bindings
+    from onnx_conformance.harness.strategies.bindings import bindings
+    from onnx_conformance.harness.strategies.common import Discard
 
     family, why = family_of(op, v)
     assert family is not None, why

@@ -13,13 +13,16 @@ from onnx_conformance.generators.ops import all_operators
 from onnx_conformance.generators.spec import versions
 from tests.test_strategies import Hit, _draws, _version
 
+# ImageDecoder's draws are tests/test_strategies_image_decoder.py's
 OPERATORS = ("Resize", "Upsample", "GridSample", "AffineGrid", "NonMaxSuppression", "RoiAlign", "MaxRoiPool",
-             "MaxUnpool", "Col2Im", "CenterCropPad", "DeformConv", "CausalConvWithState", "ImageDecoder")
+             "MaxUnpool", "Col2Im", "CenterCropPad", "DeformConv", "CausalConvWithState")
 DRAWS = 8  # per version
-NOT_DRAWN = {("Upsample", 10): "deprecated", ("ImageDecoder", 20): "pinned"}  # what covers says, in a word
+NOT_DRAWN = {("Upsample", 10): "deprecated"}  # what covers says, in a word
 
 # (operator version, planted fault, draws allowed)
-FAULTS = [("Resize", 19, "resize_scale_below_half", 200)]
+# 400: once empty shapes became rarer (issue 30), 200 to 350 seeded draws met scales below 0.5 only where a
+# tf_crop_and_resize roi or an empty input left no output to be wrong; met at the 63rd of 400
+FAULTS = [("Resize", 19, "resize_scale_below_half", 400)]
 
 
 def _all():
@@ -30,8 +33,8 @@ def _covered():
     return [key for key in _all() if key not in NOT_DRAWN]
 
 
-def test_every_version_but_two_is_drawn():
-    """Every version has a strategy but Upsample-10 and ImageDecoder, each with its reason."""
+def test_every_version_but_one_is_drawn():
+    """Every version has a strategy but Upsample-10, which says why (ImageDecoder's is image_decoder.py's)."""
     from onnx_conformance.harness.strategies import family_of
 
     missing = {}

@@ -18,12 +18,12 @@ from onnx_conformance.generators.spec import OpVersion
 from onnx_conformance.harness.dtypes import elem_type_of
 from onnx_conformance.harness.families import FAMILIES
 from onnx_conformance.harness.strategies import common
+from onnx_conformance.harness.strategies.bindings import formal_type
 from onnx_conformance.harness.strategies.common import (
     Family,
     Probe,
     attributes,
     broadcast_shapes,
-    formal_type,
     shapes,
     tensors,
     undrawable,

@@ -7,7 +7,7 @@ and as any float: the semantics is exact in Fractions, so half-way points are de
 words (or discarded where the spec leaves them open: MaxRoiPool's rounding of a half-way corner).
 NonMaxSuppression's scores are distinct ('the spec names no order' among equal scores); MaxUnpool's
 indices are those a MaxPool would return (each in its window), so two never name one position with
-different values unless windows overlap. ImageDecoder is not drawn (see Image.covers).
+different values unless windows overlap.
 """
 
 from __future__ import annotations
@@ -23,18 +23,12 @@ from onnx_conformance.harness.strategies.common import Discard, Family, Probe, e
 
 WORK = 4096  # output elements x terms (taps, kernel elements, samples) of the exact semantics, at most
 SIZES = (1, 2, 3, 4, 5, 7, 8, 9, 16, 17)  # spatial sizes: around vector widths, and primes
-DECODER = ("ImageDecoder draws no images: its semantics knows the streams image_decoder_pinned.json pins, and a "
-           "new stream needs an encoder (Pillow, an optional extra) at search time")
 
 
 class Image(Family):
     name = "image"
     operators = ("GridSample", "AffineGrid", "NonMaxSuppression", "RoiAlign", "MaxRoiPool", "MaxUnpool", "Col2Im",
-                 "CenterCropPad", "DeformConv", "CausalConvWithState", "ImageDecoder")
-
-    def covers(self, op, v):
-        why = super().covers(op, v)
-        return DECODER if why is None and op.name == "ImageDecoder" else why
+                 "CenterCropPad", "DeformConv", "CausalConvWithState")
 
     def strategy(self, op, v, t):
         return DRAWS[op.name](op, v, t)

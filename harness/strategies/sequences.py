@@ -2,8 +2,9 @@
 
 A sequence holds 0 to 6 tensors of one element type, each of its own rank (0 to 4) and shape, the
 whole at most SEQUENCE_ELEMENTS elements; positions run over the range the spec accepts ('[-n, n-1]',
-SequenceInsert's '[-n, n]'). The element type of a sequence is the binding's: a binding whose sequence
-and tensor types disagree (S = seq(tensor(float)) with T = int8) makes no model and is discarded.
+SequenceInsert's '[-n, n]'). The element type of a sequence is the binding's, whose sequence and tensor
+types agree (bindings.ties: T is drawn as S's element, O's content as V); a binding given whose types
+disagree (S = seq(tensor(float)) with T = int8, one of the corpus's) makes no model and is discarded.
 SequenceMap's body is a template of one drawn operator per output (Identity, Shape or Size: every
 tensor type has them) over the current samples and the additional inputs.
 """
@@ -19,6 +20,7 @@ from onnx import helper
 from onnx_conformance.generators.case import Opt, Seq
 from onnx_conformance.generators.slice_family import variadic
 from onnx_conformance.harness.dtypes import elem_type_of
+from onnx_conformance.harness.strategies.bindings import content
 from onnx_conformance.harness.strategies.common import Discard, Family, Probe, dims, elements_of, shapes, tensors
 
 SEQUENCE_ELEMENTS = 1024  # elements of all a sequence's tensors together, at most
@@ -29,15 +31,6 @@ def element_of(type_name: str) -> str | None:
     """'seq(tensor(int8))' -> 'int8'; 'optional(tensor(int8))' -> 'int8'; 'optional(seq(...))' and tensors: None."""
     m = re.fullmatch(r"(?:seq|optional)\(tensor\((.*)\)\)", type_name)
     return m.group(1) if m else None
-
-
-def content(type_name: str) -> str:
-    """What an optional type holds, as Opt spells it: 'optional(tensor(int8))' -> 'int8'; 'optional(seq(tensor(int8)))'
-    -> 'seq(tensor(int8))'; any other type is its own content."""
-    if not type_name.startswith("optional("):
-        return type_name
-    inner = type_name[len("optional("):-1]
-    return inner[len("tensor("):-1] if inner.startswith("tensor(") else inner
 
 
 @st.composite
@@ -81,7 +74,7 @@ class Sequences(Family):
 
     def strategy(self, op, v, t):
         why = _unpaired(op, t)
-        if why:  # common.bindings draws each type parameter apart: such a binding is a quick discard
+        if why:  # bindings.bindings ties them; a binding from elsewhere (the corpus's list) may not: a quick discard
             return st.just(Probe({}, extra={"unpaired": why}))
         return {"SequenceConstruct": _construct, "SequenceAt": _at, "SequenceEmpty": _empty, "SequenceErase": _erase,
                 "SequenceInsert": _insert, "SequenceLength": _length, "SplitToSequence": _split,

@@ -39,6 +39,8 @@
   characters and maxsplit is given (the corpus's maxsplit examples split on whitespace or ',');
 - scan_reverse_axis: a Scan node answers wrong when a scan input runs backwards (direction 1) along an axis
   other than 0 (the corpus reverses along axis 0 only).
+- bmp_8bit_row_padding: an ImageDecoder node answers wrong when its stream is an 8-bit (paletted) BMP of
+  more than one row whose width is not a multiple of 4 (row padding not skipped; the corpus's BMPs are 24-bit).
 Everywhere else the answers are this project's exact semantics.
 """
 
@@ -91,7 +93,7 @@ class Planted(ExactAdapter):
     def run(self, prepared, inputs):
         model = prepared[0]  # the exact adapter's (model, evaluator)
         node = model.graph.node[-1]
-        dims = [d for x in inputs for d in np.shape(x)]
+        dims = [d for x in inputs for a in _tensors(x) for d in np.shape(a)]
         outputs = list(super().run(prepared, inputs))
         wrong = (
             ("prime_dims" in self.faults and node.op_type in ELEMENTWISE and any(d >= 31 and prime(d) for d in dims))
@@ -102,6 +104,18 @@ class Planted(ExactAdapter):
         if wrong:
             outputs[-1] = _off(outputs[-1])
         return outputs
+
+
+def _tensors(x) -> list:
+    """The tensors of one input as the exact backend takes it: a sequence is a list, an optional its value
+    or None, a map a dict of 0-d arrays."""
+    if x is None:
+        return []
+    if isinstance(x, list):
+        return [a for item in x for a in _tensors(item)]
+    if isinstance(x, dict):
+        return list(x.values())
+    return [x]
 
 
 # the faults a node's own attributes and inputs decide: name -> whether this node is hit. Each family's
@@ -141,10 +155,12 @@ def _gather_negative_prime(node, inputs) -> bool:
 
 @fault
 def _pad_crop_edge(node, inputs) -> bool:
+    if node.op_type != "Pad":
+        return False
     mode = _attribute(node, "mode", b"constant")
     mode = mode.decode() if isinstance(mode, bytes) else mode
     pads = _attribute(node, "pads") if len(inputs) < 2 else np.asarray(inputs[1]).tolist()
-    return node.op_type == "Pad" and mode == "edge" and pads is not None and min(pads, default=0) < 0
+    return mode == "edge" and pads is not None and min(pads, default=0) < 0
 
 
 @fault
@@ -271,8 +287,29 @@ def _tree_deeper_than_four(node, inputs) -> bool:
     return any(depth(tree, nid) > 4 for tree, nid in ids)
 
 
+# -- faults: image decoding --
+
+
+@fault
+def _bmp_8bit_row_padding(node, inputs) -> bool:
+    """The 8-bit (paletted) BMP rows of a decoder that skips the padding to 4 bytes of 24-bit rows only."""
+    if node.op_type != "ImageDecoder":
+        return False
+    data = np.asarray(inputs[0], np.uint8).tobytes()
+    if data[:2] != b"BM" or len(data) < 30:
+        return False
+    width, height = (int.from_bytes(data[k:k + 4], "little", signed=True) for k in (18, 22))
+    bits = int.from_bytes(data[28:30], "little")
+    return bits == 8 and width % 4 != 0 and abs(height) > 1  # one row: its padding is never read past
+
+
 def _off(x):
-    """x with its first element changed to a value no tolerance accepts."""
+    """x with its first element changed to a value no tolerance accepts (a sequence's first tensor; an
+    empty optional as it is)."""
+    if x is None:
+        return x
+    if isinstance(x, list):
+        return [_off(x[0]), *x[1:]] if x else x
     x = np.array(x, copy=True, order="C")  # C order: reshape(-1) below must be a view, not a copy
     if x.size == 0:
         return x
