@@ -16,16 +16,19 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
+import signal
 import sys
+import threading
 import time
-from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from onnx_conformance.harness import explore_report
-from onnx_conformance.harness.explore_cases import Discarded, FindsFolder, FolderError, Probe, build, command
+from onnx_conformance.harness.explore_cases import Discarded, FindsFolder, FolderError, build, command
+from onnx_conformance.harness.explore_units import (AllDeclined, Candidate, Found, Stop, Unit, first_found,
+                                                     found_class, pairs_of)
 
-CHUNK = 25  # examples hypothesis draws for one operator version before the next version's turn
+FIRST_ROUND = 4  # draws each operator version has in the first round: a budget reaches every version
+CHUNK = 25  # the most draws one version has in a round; rounds double from FIRST_ROUND up to it
 DEFAULT_BUDGET = 60.0
 DEFAULT_TIMEOUT = 10.0  # seconds an input may run: a hang is shrunk too, one timeout per attempt
 STORAGE = "HYPOTHESIS_STORAGE_DIRECTORY"
@@ -51,7 +54,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, metavar="DIR", help="where finds are written (default reports/<backend>/explore)")
     p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
                    help=f"seconds one input may run (default {DEFAULT_TIMEOUT:g})")
-    p.add_argument("--list", action="store_true", help="print the operators with strategies and exit")
+    p.add_argument("--list", action="store_true",
+                   help="print the operators with strategies, why the others have none, and how many, and exit")
     p.add_argument("--quiet", action="store_true", help="no progress line")
     a = p.parse_args(argv)
     if a.list:
@@ -79,70 +83,22 @@ def _options(pairs: list[str], flag: str) -> dict[str, str]:
 
 
 def _list() -> int:
-    from onnx_conformance.harness.strategies import covered
+    from onnx_conformance.harness.strategies import coverage, covered
 
     for family, ops in covered().items():
         print(f"{family} ({len(ops)}): {', '.join(ops)}")
+    c = coverage()
+    for what, why in c.missing:
+        print(f"no strategy: {what}: {why}")
+    print(f"{c.covered_operators} of {c.operators} operators and {c.covered_versions} of {c.versions} versions "
+          "have strategies" + (f" (not counted: {c.deprecated} deprecated versions, which onnx's checker refuses)"
+                               if c.deprecated else ""))
     return 0
 
 
-# ---------------------------------------------------------------------------------------------
-# what the search keeps
-
-
-@dataclass
-class Unit:
-    """One operator version being explored, and what its draws came to."""
-
-    op: object
-    v: object
-    family: object
-    examples: int = 0  # calls of the test function (draws and the shrinker's attempts)
-    planned: int = 0  # draws asked of hypothesis so far (the chunks' max_examples)
-    ran: int = 0  # inputs run on the backend
-    chunks: int = 0
-    discarded: Counter = field(default_factory=Counter)
-    statuses: Counter = field(default_factory=Counter)
-    declined: dict = field(default_factory=dict)  # (opset, binding) -> the backend's reason
-    first_problem: str | None = None  # a strategy's own error, shown in the summary
-
-    @property
-    def label(self) -> str:
-        return f"{self.op.name}-{self.v.since_version}"
-
-
-@dataclass
-class Candidate:
-    """A drawn case that is interesting: the probe, the verdict, and what it is an instance of."""
-
-    unit: Unit
-    probe: Probe
-    verdict: object  # explore_verdicts.Verdict: its key is what kind of find this is
-    shrunk: bool = True
-    seen: tuple = ()  # (inputs run, seconds) when the search first met this kind of find
-    done: tuple = ()  # (inputs run, seconds) when it was written, shrunk
-
-
-class Found(Exception):
-    """Raised inside hypothesis's test function for an interesting draw; a subclass per key, so
-    hypothesis tells a crash from a wrong value."""
-
-    def __init__(self, candidate: Candidate):
-        super().__init__(candidate.verdict.key)
-        self.candidate = candidate
-
-
-class OutOfTime(BaseException):
-    """The budget is spent: leaves hypothesis's run at once (a BaseException, so not a failure)."""
-
-
-_FOUND: dict[str, type] = {}
-
-
-def found_class(key: str) -> type:
-    if key not in _FOUND:
-        _FOUND[key] = type(f"Found_{''.join(c if c.isalnum() else '_' for c in key)}", (Found,), {})
-    return _FOUND[key]
+def round_size(rounds: int) -> int:
+    """Draws in a version's round `rounds` (0 first): FIRST_ROUND, doubling up to CHUNK."""
+    return min(CHUNK, FIRST_ROUND << min(rounds, 8))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -178,6 +134,9 @@ class Explorer:
         self.memo: dict = {}  # case name (its files' hash) -> its Verdict: a replay answers the same
         self.known: set = set()  # (operator version, binding, key) already found: not found again
         self.finds: list[Candidate] = []
+        self.deferred: list[tuple[Candidate, int]] = []  # finds of a budget's first round, to shrink after it
+        self.stopping = False  # Ctrl-C asked the search to stop (_interrupted)
+        self._at_once = False  # whether another Ctrl-C stops the search at once
         self.started = 0.0
         self.deadline: float | None = None
         self._last_progress = 0.0
@@ -217,7 +176,7 @@ class Explorer:
                     continue
                 if self.dtypes and not self.dtypes & set(v.type_params.get(op.primary_param(v), ())):
                     continue
-                units.append(Unit(op, v, family))
+                units.append(Unit(op, v, family, pairs=pairs_of(op, v, self.dtypes)))
         if refused and not units:
             raise UsageError("nothing to explore: " + "; ".join(refused))
         self.refused = refused
@@ -246,16 +205,23 @@ class Explorer:
                 return 2
             self.started = time.monotonic()
             self.deadline = None if self.budget is None else self.started + self.budget
+            previous = self._catch_ctrl_c()
             try:
-                with steady_draws():
-                    self._search()
-            except KeyboardInterrupt:
-                self._keep_best(shrunk=False)
-                self._progress(force=True, end=True)
+                try:
+                    with steady_draws():
+                        self._search()
+                except KeyboardInterrupt:  # a second Ctrl-C: at once
+                    self.stopping = True
+                    self._keep_best(shrunk=False)
+                self._at_once = False  # what was found is written first, whatever Ctrl-C comes now
+                self._write_deferred()
+            finally:
+                if previous is not None:
+                    signal.signal(signal.SIGINT, previous)
+            self._progress(force=True, end=True)
+            if self.stopping:
                 print("explore-cases: stopped; the finds so far are kept", file=sys.stderr)
                 code = 130
-            else:
-                self._progress(force=True, end=True)
             explore_report.summary(self, interrupted=code == 130)
             return code or (1 if self.finds else 0)
         finally:
@@ -263,45 +229,92 @@ class Explorer:
                 _hypothesis_home(None)
             self.judge.close()
 
+    def _catch_ctrl_c(self):
+        """SIGINT, for the search, asks it to stop at its next safe point (_interrupted); the handler it
+        replaces, to put back (None where it leaves SIGINT alone: not the main thread, or SIGINT ignored,
+        as in a background job)."""
+        previous = signal.getsignal(signal.SIGINT)
+        if previous in (None, signal.SIG_IGN) or threading.current_thread() is not threading.main_thread():
+            return None
+        self._at_once = True
+        signal.signal(signal.SIGINT, self._interrupted)
+        return previous
+
+    def _interrupted(self, signum, frame) -> None:
+        """Ctrl-C: the first is recorded, and the search stops at the next draw or the next answer of the
+        executor, the find being shrunk written as it stands; another stops it at once. Python's own
+        KeyboardInterrupt is raised wherever the main thread is when the signal comes, and can be lost
+        there: hypothesis times the garbage collector with a gc callback, and an exception raised in one
+        is printed ("Exception ignored in") and dropped, so a Ctrl-C that came during a collection went
+        unheard. A flag is never lost."""
+        if self.stopping and self._at_once:
+            raise KeyboardInterrupt
+        self.stopping = True
+
     def _search(self) -> None:
-        """Round robin over the operator versions, CHUNK draws at a time, until the budget is spent
-        or each version has had --max-examples draws."""
+        """Round robin over the operator versions in rounds that grow (round_size), until the budget is
+        spent, Ctrl-C, or each version has had --max-examples draws: a budget reaches every version
+        selected before any has more than FIRST_ROUND draws."""
         active = list(self.units)
-        while active:
+        while active and not self._enough():
             for unit in list(active):
-                if self._out_of_time():
-                    return
-                size = CHUNK if self.max_examples is None else min(CHUNK, self.max_examples - unit.planned)
+                if self._enough():
+                    break  # the finds waiting to be shrunk are shrunk first
+                size = round_size(unit.chunks)
+                if self.max_examples is not None:
+                    size = min(size, self.max_examples - unit.planned)
                 if size <= 0:
                     active.remove(unit)
                     continue
                 before = unit.ran
                 unit.planned += size
-                self._chunk(unit, size)
+                self._chunk(unit, size, unit.chunks, shrink=unit.chunks > 0 or self.budget is None)
                 unit.chunks += 1
-                if unit.ran == before and unit.chunks >= 2:
-                    active.remove(unit)  # a whole round declined, discarded or drawn before: nothing left
+                if unit.all_declined or (unit.ran == before and size >= CHUNK):
+                    # every pair declined; or a whole round declined, discarded or drawn before: nothing left
+                    active.remove(unit)
+            while self.deferred and not self._halted():
+                # the first round met these and left them unshrunk, so that a budget reaches every version
+                # (shrinking one takes dozens of inputs): that round again, the same draws, now shrunk
+                candidate, size = self.deferred[0]
+                self._chunk(candidate.unit, size, 0, shrink=True, met=candidate)
+                self.deferred.pop(0)
 
-    def _out_of_time(self) -> bool:
-        if self.max_finds is not None and len(self.finds) >= self.max_finds:
+    def _write_deferred(self) -> None:
+        """The first round's finds the budget or Ctrl-C left no time to shrink, as they were met."""
+        for c, _ in self.deferred:
+            if (c.unit.label, tuple(c.probe.meta["types"].items()), c.verdict.key) not in self.known:
+                c.shrunk = False
+                self._write(c)
+        self.deferred.clear()
+
+    def _enough(self) -> bool:
+        """--max-finds reached (counting the finds waiting to be shrunk), or _halted."""
+        if self.max_finds is not None and len(self.finds) + len(self.deferred) >= self.max_finds:
             return True
-        return self.deadline is not None and time.monotonic() >= self.deadline
+        return self._halted()
+
+    def _halted(self) -> bool:
+        """The budget is spent or Ctrl-C came: no more inputs, not even to shrink."""
+        return self.stopping or (self.deadline is not None and time.monotonic() >= self.deadline)
 
     def _clock(self) -> tuple[int, float]:
         return sum(u.ran for u in self.units), time.monotonic() - self.started
 
-    def _chunk(self, unit: Unit, size: int) -> None:
+    def _chunk(self, unit: Unit, size: int, round_: int, shrink: bool = True, met: Candidate | None = None) -> None:
         """One hypothesis run of `size` draws on this operator version, seeded by (seed, version,
-        chunk): a find ends it, shrunk, and is written."""
+        round): a find ends it, shrunk, and is written; unshrunk, it waits in `deferred` (`met`: this is
+        the run that met it, again, to shrink it)."""
         from hypothesis import HealthCheck, Phase, Verbosity, given, settings
         from hypothesis import seed as seeded
         from hypothesis import strategies as st
 
-        digest = hashlib.sha256(f"{self.seed}|{unit.label}|{unit.chunks}".encode()).digest()
-        self._chunk_best = {}
+        digest = hashlib.sha256(f"{self.seed}|{unit.label}|{round_}".encode()).digest()
+        self._chunk_best = {} if met is None else {met.verdict.key: met}  # met: when it was first met
 
         @settings(database=None, max_examples=size, deadline=None, derandomize=False,
-                  phases=(Phase.generate, Phase.shrink), suppress_health_check=list(HealthCheck),
+                  phases=(Phase.generate, Phase.shrink) if shrink else (Phase.generate,),
+                  suppress_health_check=list(HealthCheck),
                   report_multiple_bugs=False, verbosity=Verbosity.quiet, print_blob=False)
         @seeded(int.from_bytes(digest[:8], "little"))
         @given(st.data())
@@ -309,21 +322,29 @@ class Explorer:
             self._draw(unit, data)
 
         winner = None
+        began = self._clock()
         try:
             search()
         except Found as f:
             winner = f.candidate
-        except OutOfTime:
+        except (Stop, AllDeclined):
             winner = self._latest()
             if winner is not None:
                 winner.shrunk = False
         except Exception as e:  # noqa: BLE001 - hypothesis's own verdicts: flaky, unsatisfiable, a group
             from hypothesis.errors import Unsatisfiable
 
-            winner = _first_found(e) or self._latest()
+            winner = first_found(e) or self._latest()
             if winner is None and not isinstance(e, Unsatisfiable):
                 self._problem(unit, e)  # the harness's own error, shown in the summary, never a find
-        if winner is not None:
+        if winner is None and met is not None:
+            winner = met  # not met again (a backend that answers otherwise now)
+            winner.shrunk = False
+        if winner is not None and met is not None:
+            winner.resumed = began
+        if winner is not None and not shrink:
+            self.deferred.append((winner, size))
+        elif winner is not None:
             self._write(winner)
 
     def _latest(self) -> Candidate | None:
@@ -342,9 +363,11 @@ class Explorer:
         from hypothesis import strategies as st
         from hypothesis.errors import HypothesisException
 
-        from onnx_conformance.harness.strategies.common import bindings
+        from onnx_conformance.harness.strategies.bindings import bindings
 
         op, v = unit.op, unit.v
+        if self.stopping:
+            raise Stop()  # Ctrl-C: not another draw (a draw that runs no input can take a tenth of a second)
         unit.examples += 1
         t = data.draw(bindings(op, v), label="types")
         if self.dtypes and t.dtype not in self.dtypes:
@@ -372,14 +395,21 @@ class Explorer:
             reject()
         verdict = self.memo.get(probe.name)
         if verdict is None:
-            if self._out_of_time():
-                raise OutOfTime()
-            verdict = self.memo[probe.name] = self.judge.judge(probe)
+            if self._halted():
+                raise Stop()
+            verdict = self.judge.judge(probe)
+            if self.stopping:
+                # Ctrl-C came while it ran: a terminal's reaches the executor too, so this answer (a crash,
+                # a backend that could not start) may be the Ctrl-C's, not the input's
+                raise Stop()
+            self.memo[probe.name] = verdict
             unit.ran += 1
             unit.statuses[verdict.result["status"]] += 1
             self._progress()
         if verdict.declined is not None:
             unit.declined.setdefault((opset, binding), verdict.declined)
+            if unit.all_declined:
+                raise AllDeclined()  # else hypothesis draws on, hundreds of draws rejected, to end its run
             return
         key = verdict.key
         if key is None or (unit.label, binding, key) in self.known:
@@ -428,17 +458,6 @@ class Explorer:
 
 # ---------------------------------------------------------------------------------------------
 # helpers
-
-
-def _first_found(e: BaseException) -> Candidate | None:
-    if isinstance(e, Found):
-        return e.candidate
-    for inner in getattr(e, "exceptions", ()) or ():
-        found = _first_found(inner)
-        if found is not None:
-            return found
-    cause = e.__cause__ or e.__context__
-    return _first_found(cause) if cause is not None and cause is not e else None
 
 
 def _hypothesis_home(folder: Path | None) -> None:

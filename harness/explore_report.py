@@ -81,6 +81,9 @@ def summary(explorer, interrupted: bool) -> None:
         print("  discarded: " + ", ".join(f"{n:,} {why}" for why, n in discarded.most_common()))
     if declined:
         print(f"  declined by the backend: {declined} (opset, type binding) pairs, not drawn again")
+        left = [u.label for u in explorer.units if u.all_declined]
+        if left:
+            print(f"  declined in every pair, so left the search: {len(left)} operator versions ({', '.join(left)})")
     for u in explorer.units:
         if u.first_problem:
             print(f"  {u.label}: strategy problem ({u.discarded['strategy error']}x): {u.first_problem}")
@@ -109,7 +112,9 @@ def summary(explorer, interrupted: bool) -> None:
                       f"the exact value {answers.get('exact')}")
             print(f"           {facts['against']['command']}")
         if c.seen and c.done:
+            start = c.resumed or c.seen
             print(f"           met after {c.seen[0]:,} inputs ({c.seen[1]:.1f} s), shrunk in "
-                  f"{c.done[0] - c.seen[0]:,} more ({c.done[1] - c.seen[1]:.1f} s)"
+                  f"{c.done[0] - start[0]:,} more ({c.done[1] - start[1]:.1f} s)"
+                  + (" once every version had its first round" if c.resumed else "")
                   + ("" if c.shrunk else ", shrinking cut short"))
         print(f"           {facts['command']}")

@@ -97,6 +97,18 @@ def test_planted_faults_are_found_shrunk_and_run_as_cases(tmp_path):
         assert sorted((r["case"], r["status"]) for r in results) == [(n, "pass") for n in names], backend
 
 
+def searched(monkeypatch, out: Path, *args: str):
+    """explore-cases run in this process: its exit code and its Explorer as the summary saw it."""
+    from onnx_conformance.harness import explore as explorer
+    from onnx_conformance.harness import explore_report
+
+    seen = []
+    summary = explore_report.summary
+    monkeypatch.setattr(explore_report, "summary", lambda e, interrupted: (seen.append(e), summary(e, interrupted)))
+    code = explorer.main([*args, "--out", str(out), "--quiet"])
+    return code, seen[0]
+
+
 def test_same_seed_same_finds(tmp_path):
     """Two runs with one seed write the same bytes; the search's draws do not depend on the clock."""
     out = tmp_path / "finds"
@@ -126,7 +138,8 @@ def test_draws_do_not_depend_on_what_the_process_imported(tmp_path, monkeypatch)
     from onnx_conformance.generators.ops import all_operators
     from onnx_conformance.generators.spec import versions
     from onnx_conformance.harness.strategies import family_of
-    from onnx_conformance.harness.strategies.common import bindings, steady_draws
+    from onnx_conformance.harness.strategies.bindings import bindings
+    from onnx_conformance.harness.strategies.common import steady_draws
 
     op = all_operators()["Add"]
     v = next(v for v in versions("Add", "") if v.since_version == 14)
@@ -182,10 +195,13 @@ def test_a_crash_is_shrunk_and_ctrl_c_keeps_it(tmp_path):
     on), shrunk to the least such dimension drawn; Ctrl-C then ends the run and keeps the find."""
     out = tmp_path / "finds"
     env = dict(os.environ, PYTHONPATH=str(REPO))
+    # SIGINT as a terminal leaves it, whatever this process inherited: a pytest started by `cmd &` in a shell
+    # without job control ignores SIGINT, and its children would too
     proc = subprocess.Popen([sys.executable, "-m", "onnx_conformance.harness.explore", "--backend", PLANTED,
                              "--backend-option", "fault=abort_big", "--op", "Abs-13", "--dtype", "float",
                              "--budget", "300", "--out", str(out), "--quiet"],
-                            cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + BUDGET + 30
         while not (out / "index.json").exists() and time.monotonic() < deadline and proc.poll() is None:
@@ -203,15 +219,119 @@ def test_a_crash_is_shrunk_and_ctrl_c_keeps_it(tmp_path):
     assert input_shapes(out / "node" / name) == [(1021,)]
 
 
+def test_ctrl_c_is_heard_during_a_garbage_collection(tmp_path, monkeypatch, capsys):
+    """Python's KeyboardInterrupt is raised wherever the main thread is when SIGINT comes; in a gc callback
+    (hypothesis times the collector with one) it is printed and dropped, and the search went on. The
+    search's own handler records the Ctrl-C: here it comes during a collection as the fourth input is
+    judged, and the search stops at that input's answer, which it does not count (exit 130). A second
+    Ctrl-C stops it at once, before that input runs. The handler before the search is back after it."""
+    import gc
+
+    def press_during_a_collection():
+        def callback(phase, info):
+            if phase == "start" and callback in gc.callbacks:
+                gc.callbacks.remove(callback)
+                signal.raise_signal(signal.SIGINT)
+
+        gc.callbacks.append(callback)
+        try:
+            gc.collect()
+        finally:
+            if callback in gc.callbacks:
+                gc.callbacks.remove(callback)
+
+    from onnx_conformance.harness.explore_verdicts import Judge
+
+    real = Judge.judge
+    # Python's own handler, as a terminal leaves it, whatever this process inherited (a pytest started by
+    # `cmd &` in a shell without job control ignores SIGINT, and a search leaves an ignored SIGINT ignored)
+    inherited = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        for presses in (1, 2):
+            answered = []
+
+            def judge(self, probe):
+                if len(answered) == 3:
+                    press_during_a_collection()
+                    if presses == 2:
+                        signal.raise_signal(signal.SIGINT)
+                answer = real(self, probe)
+                answered.append(probe.name)
+                return answer
+
+            monkeypatch.setattr(Judge, "judge", judge)
+            code, e = searched(monkeypatch, tmp_path / f"finds{presses}", "--backend", "exact", "--op", "Abs-13",
+                               "--dtype", "float", "--max-examples", "30")
+            err = capsys.readouterr().err
+            assert code == 130 and "the finds so far are kept" in err, (presses, code, err)
+            assert (len(answered), e.units[0].ran) == ((4, 3) if presses == 1 else (3, 3)), (presses, len(answered))
+            assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.signal(signal.SIGINT, inherited)
+
+
+def test_a_budget_starts_every_version(tmp_path, monkeypatch):
+    """A budget of 40 inputs over seven versions (the clock replaced by a count of inputs run, so a loaded
+    machine does not move where it ends): the first round gives each FIRST_ROUND draws, so every version is
+    started (in rounds of 25 from the first, two were)."""
+    from onnx_conformance.harness import explore as explorer
+
+    monkeypatch.setattr(explorer.Explorer, "_halted",
+                        lambda self: self.stopping or sum(u.ran for u in self.units) >= 40)
+    code, e = searched(monkeypatch, tmp_path / "finds", "--backend", "exact", "--op", "Relu", "--op", "Abs",
+                       "--dtype", "float", "--budget", "600")
+    assert code == 0 and len(e.units) == 7
+    assert all(u.examples and u.planned >= explorer.FIRST_ROUND for u in e.units), \
+        [(u.label, u.examples, u.planned) for u in e.units]
+
+
+def test_a_version_declined_in_every_pair_leaves_the_search(tmp_path, monkeypatch, capsys):
+    """A toy declining every ReduceProd model: once each (opset, float) pair of ReduceProd-13 is declined it
+    leaves the search, not drawn and rejected hundreds of times a round; Abs-13 goes on to its 40 draws."""
+    code, e = searched(monkeypatch, tmp_path / "finds", "--backend", "tests.toybackends.declines:DecliningBackend",
+                       "--op", "ReduceProd-13", "--op", "Abs-13", "--dtype", "float", "--max-examples", "40")
+    assert code == 0
+    prod, abs_ = e.units
+    assert prod.all_declined and len(prod.declined) == prod.pairs == len(prod.v.opsets), vars(prod)
+    assert prod.planned < 40 and prod.statuses == {"unsupported": prod.pairs}, (prod.planned, prod.statuses)
+    assert abs_.planned == 40 and not abs_.all_declined
+    assert "left the search: 1 operator versions (ReduceProd-13)" in capsys.readouterr().out
+
+
+def test_list_counts_and_says_why_a_version_has_no_strategy(capsys):
+    """--list: each family's operators, why the others have none, and how many of each there are: the counts
+    agree with the lines above them and with the spec's versions (deprecated ones counted apart)."""
+    from onnx_conformance.generators.ops import all_operators
+    from onnx_conformance.generators.spec import versions
+    from onnx_conformance.harness import explore as explorer
+
+    assert explorer.main(["--list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert any(line.startswith("reduction (10): ") for line in lines)
+    listed = {op for line in lines if "): " in line and not line.startswith("no strategy")
+              for op in line.split("): ", 1)[1].split(", ")}
+    why = dict(line[len("no strategy: "):].split(": ", 1) for line in lines if line.startswith("no strategy: "))
+    assert why["Gradient"].startswith("Gradient differentiates the graph before its node")
+    assert "ImageDecoder" not in why and "Add" not in why
+    ops = all_operators()
+    every = [v for name in ops for v in versions(name, ops[name].domain)]
+    live = [v for v in every if not v.deprecated]
+    without = sum(len([v for v in versions(w, ops[w].domain) if not v.deprecated]) if w in ops else 1 for w in why)
+    # the training family names Gradient, and says why it draws none
+    assert lines[-1] == (f"{len(listed - set(why))} of {len(ops)} operators and {len(live) - without} of "
+                         f"{len(live)} versions have strategies (not counted: {len(every) - len(live)} deprecated "
+                         "versions, which onnx's checker refuses)")
+
+
 def test_usage_errors(tmp_path, capsys):
     from onnx_conformance.harness import explore as explorer
 
     assert explorer.main(["--op", "NoSuchOp", "--out", str(tmp_path / "x")]) == 2
     assert "no operator 'NoSuchOp'" in capsys.readouterr().err
-    # an operator no strategy draws for, and why: its semantics knows only the pinned image streams
-    assert explorer.main(["--op", "ImageDecoder", "--out", str(tmp_path / "x")]) == 2
+    # an operator no strategy draws for, and why: its meaning is the graph before its node
+    assert explorer.main(["--op", "Gradient", "--out", str(tmp_path / "x")]) == 2
     err = capsys.readouterr().err
-    assert "nothing to explore: ImageDecoder-20: ImageDecoder draws no images" in err, err
+    assert "nothing to explore: Gradient-1: Gradient differentiates the graph before its node" in err, err
     (tmp_path / "mine").mkdir()
     (tmp_path / "mine" / "index.json").write_text(json.dumps({"format": 1, "cases": {}}))
     assert explorer.main(["--op", "Add", "--out", str(tmp_path / "mine")]) == 2
@@ -232,7 +352,8 @@ def test_every_covered_version_draws_cases(monkeypatch):
     from onnx_conformance.generators.semantics import Rejected, Undefined
     from onnx_conformance.generators.spec import versions
     from onnx_conformance.harness.strategies import family_of
-    from onnx_conformance.harness.strategies.common import Discard, bindings, steady_draws
+    from onnx_conformance.harness.strategies.bindings import bindings
+    from onnx_conformance.harness.strategies.common import Discard, steady_draws
 
     ops = all_operators()
     problems = []

@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
+from dataclasses import dataclass
 
 from onnx_conformance.harness.strategies.common import Family
 
@@ -45,3 +46,38 @@ def family_of(op, v) -> tuple[Family | None, str | None]:
 def covered() -> dict[str, tuple[str, ...]]:
     """Each family's name and the operators it has strategies for."""
     return {family.name: tuple(sorted(family.operators)) for family in FAMILIES}
+
+
+@dataclass
+class Coverage:
+    """How many operators and versions (deprecated ones aside) a family draws, and why no family draws the rest."""
+
+    operators: int
+    covered_operators: int
+    versions: int
+    covered_versions: int
+    deprecated: int  # versions explore-cases leaves out: onnx's checker refuses every model using one
+    missing: list[tuple[str, str]]  # (what, why): `Op` where no version has a strategy, for one reason; else `Op-V`
+
+
+def coverage() -> Coverage:
+    """What `explore-cases --list` counts, over every operator the corpus generates, in name order."""
+    from onnx_conformance.generators.ops import all_operators
+    from onnx_conformance.generators.spec import versions
+
+    operators = all_operators()
+    c = Coverage(len(operators), 0, 0, 0, 0, [])
+    for name in sorted(operators):
+        op = operators[name]
+        chosen = [v for v in versions(name, op.domain) if not v.deprecated]
+        c.deprecated += len(versions(name, op.domain)) - len(chosen)
+        why = {v.since_version: family_of(op, v)[1] for v in chosen}
+        left = {n: w for n, w in why.items() if w is not None}
+        c.versions += len(chosen)
+        c.covered_versions += len(chosen) - len(left)
+        c.covered_operators += len(left) < len(chosen)
+        if left and len(left) == len(chosen) and len(set(left.values())) == 1:
+            c.missing.append((name, next(iter(left.values()))))
+        else:
+            c.missing += [(f"{name}-{n}", w) for n, w in left.items()]
+    return c
