@@ -101,35 +101,31 @@ def bilinear(v, t, rng):
                     mode="bilinear" if v.since_version == 1 else "linear")
 
 
+def _refused(v, mode: str, scales: tuple, out_shape: tuple):
+    """X (1, 1, 2, 2) with `mode` and `scales`, spelled as each version takes them; Y declared as a valid
+    one would be."""
+    attrs = {"mode": mode}
+    inputs = {"X": np.array([[[[1, 2], [3, 4]]]], np.float32)}
+    if v.since_version == 1:
+        attrs.update(height_scale=scales[2], width_scale=scales[3])
+    elif v.since_version == 7:
+        attrs["scales"] = list(scales)
+    else:
+        inputs["scales"] = np.array(scales, np.float32)
+    return OPERATOR.reject(v, inputs, attrs, {"Y": Declared("float", out_shape)})
+
+
 @OPERATOR.rejection
 def scale_below_one(v, t, rng):
     """A scale of 0.5: 'It takes value greater than or equal to 1.'"""
-    x = np.array([[[[1, 2], [3, 4]]]], np.float32)
-    attrs = {"mode": "nearest"}
-    inputs = {"X": x}
-    if v.since_version == 1:
-        attrs.update(height_scale=0.5, width_scale=1.0)
-    elif v.since_version == 7:
-        attrs["scales"] = [1.0, 1.0, 0.5, 1.0]
-    else:
-        inputs["scales"] = np.array([1, 1, 0.5, 1], np.float32)
-    return OPERATOR.reject(v, inputs, attrs, {"Y": Declared("float", (1, 1, 1, 2))})
+    return _refused(v, "nearest", (1.0, 1.0, 0.5, 1.0), (1, 1, 1, 2))
 
 
 @OPERATOR.rejection
 def unknown_mode(v, t, rng):
     """mode 'cubic', which no version names ('Two interpolation modes: ...'): a kernel that never reads
     mode runs it as nearest."""
-    x = np.array([[[[1, 2], [3, 4]]]], np.float32)
-    attrs = {"mode": "cubic"}
-    inputs = {"X": x}
-    if v.since_version == 1:
-        attrs.update(height_scale=2.0, width_scale=2.0)
-    elif v.since_version == 7:
-        attrs["scales"] = [1.0, 1.0, 2.0, 2.0]
-    else:
-        inputs["scales"] = np.array([1, 1, 2, 2], np.float32)
-    return OPERATOR.reject(v, inputs, attrs, {"Y": Declared("float", (1, 1, 4, 4))})
+    return _refused(v, "cubic", (1.0, 1.0, 2.0, 2.0), (1, 1, 4, 4))
 
 
 # Where onnx's ReferenceEvaluator (1.23) differs from our value, and why ours stands (cases/crosscheck.md).
