@@ -263,6 +263,18 @@ OPERATOR.example(float8_doc("float8e5m2"), name="e5m2")
 
 
 @OPERATOR.example
+def float8_zero_point(v, t, rng):
+    """A float 8 y with a zero point off 0: "y_zero_point is usually not used for quantization to float8 types,
+    but the quantization formula remains the same for consistency", y = saturate((x / y_scale) + y_zero_point).
+    x / 2 - 12 lands on float 8 values, on ties between them (to even) and past the type's range (saturated);
+    a kernel that drops the zero point answers x / 2 (onnxruntime's, onnx's evaluator's: FINDINGS ORT-27)."""
+    xt, st, yt = q_types(v, t)
+    if yt not in FLOAT8 or (xt, st) != ("float", "float"):
+        return NotApplicable("float 8 outputs from float x and y_scale; per_tensor covers every binding at zero point 0")
+    return quantize(v, t, f32([0.0, 1.0, 2.0, 3.0, -20.0, 1e6]), f32(2), array(-12, yt))
+
+
+@OPERATOR.example
 def uint16(v, t, rng):
     x = f32([0.0, -128.0, 3.0, -3.0, 2.9, -2.9, 3.1, -3.1, 65536.0, -65534.0, 70000.0, -70000.0])
     return only(v, t, yt="uint16", since=21) or quantize(v, t, x, f32(2), np.array(32767, np.uint16))
@@ -421,4 +433,9 @@ OPERATOR.reference_differs(
     r"^scale_precision \w+: .*got 101 expected 102",
     "the evaluator divides in float whatever y_scale's type; 'The type of y_scale determines the precision of "
     "the division operation between x and y_scale' (23 on): 304 / 3 in bfloat16 is 101.5, which rounds to 102",
+)
+OPERATOR.reference_differs(
+    r"^float8_zero_point \w+: ",
+    "the evaluator's float 8 branch drops y_zero_point (it adds it for float4e2m1); 'y_zero_point is usually not "
+    "used for quantization to float8 types, but the quantization formula remains the same for consistency'",
 )

@@ -1,6 +1,6 @@
 """Mutants of the quantization operators: ties rounded away from zero, wrap-around for saturation, zero
-points read as signed or not read, per-axis and per-row parameters read as per-tensor, the quantization
-range not stretched to hold 0, and 32-bit accumulators that are really 16-bit."""
+points read as signed or not read (a float 8 one dropped), per-axis and per-row parameters read as
+per-tensor, the quantization range not stretched to hold 0, and 32-bit accumulators that are really 16-bit."""
 
 from __future__ import annotations
 
@@ -114,7 +114,18 @@ def _zero_point_ignored(k: int):
     return with_inputs(inputs)
 
 
+def _float8_zero_point_dropped(*xs, **_):
+    """A float 8 y_zero_point read as 0 (onnxruntime's and onnx's evaluator's float 8 kernels: FINDINGS ORT-27)."""
+    xs = list(xs)
+    if len(xs) > 2 and isinstance(xs[2], np.ndarray) and xs[2].dtype.name.startswith("float8"):
+        xs[2] = np.zeros_like(xs[2])
+    return tuple(xs)
+
+
 MUTANTS = [
+    Mutant("QuantizeLinear.float8_zero_point_dropped", "QuantizeLinear", "ignored attributes",
+           "`y_zero_point` is usually not used for quantization to float8 types, but the quantization formula "
+           "remains the same for consistency", with_inputs(_float8_zero_point_dropped), since=(19, None)),
     Mutant("QuantizeLinear.ties_away_from_zero", "QuantizeLinear", "ties away from zero",
            "For `(x / y_scale)`, it rounds to the nearest even.", with_inputs(_nudged_away), since=(19, None)),
     Mutant("QuantizeLinear.wraps_around", "QuantizeLinear", "cast saturation/wrap",
