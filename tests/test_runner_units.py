@@ -327,7 +327,8 @@ def test_expect_error_without_inputs_fails_when_the_model_loads(tmp_path):
 def test_executor_restarts_after_a_crash_and_a_timeout(tmp_path):
     build_corpus(tmp_path, adds=["test_abort", "test_hang", "test_fine"], nested=False)
     cases = {c.name: c for c in find_cases(tmp_path)}
-    executor = Executor(TOY, {"test_abort": "abort", "test_hang": "hang"}, timeout=1.0)
+    # 3 s: a loaded machine spends a second on the first case's model (onnx.reference builds its kernels)
+    executor = Executor(TOY, {"test_abort": "abort", "test_hang": "hang"}, timeout=3.0)
     try:
         assert executor.start()["name"] == "toy"
         assert executor.run(cases["test_abort"])["status"] == "crash"
