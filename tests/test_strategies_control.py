@@ -36,7 +36,7 @@ def _draws(op, v, draws: int, check, binding: int = 0):
     from onnx_conformance.generators.emit import build_model
     from onnx_conformance.generators.semantics import NotDeterministic, Rejected, Undefined
     from onnx_conformance.harness.strategies import family_of
-    from onnx_conformance.harness.strategies.common import Discard
+    from onnx_conformance.harness.strategies.common import Discard, steady_draws
 
     family, why = family_of(op, v)
     assert family is not None, why
@@ -61,7 +61,8 @@ def _draws(op, v, draws: int, check, binding: int = 0):
         built.append(case)
         check(case, model, feeds)
 
-    draw()
+    with steady_draws():  # as explore-cases draws: the same in every process
+        draw()
     return built
 
 

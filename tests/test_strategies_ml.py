@@ -28,7 +28,7 @@ def _draws(op, v, draws: int, check, binding_ok=lambda t: True):
     from onnx_conformance.generators.semantics import NotDeterministic, Rejected, Undefined
     from onnx_conformance.harness.strategies import family_of
     from onnx_conformance.harness.strategies.bindings import bindings
-    from onnx_conformance.harness.strategies.common import Discard
+    from onnx_conformance.harness.strategies.common import Discard, steady_draws
 
     family, why = family_of(op, v)
     assert family is not None, why
@@ -55,7 +55,8 @@ def _draws(op, v, draws: int, check, binding_ok=lambda t: True):
         built.append(case)
         check(case, model, feeds)
 
-    draw()
+    with steady_draws():  # as explore-cases draws: the same in every process
+        draw()
     return built
 
 

@@ -58,7 +58,7 @@ def _built(op, v, draws: int, check=None) -> int:
     from onnx_conformance.generators.semantics import NotDeterministic, Rejected, Undefined
     from onnx_conformance.harness.strategies import family_of
     from onnx_conformance.harness.strategies.bindings import bindings
-    from onnx_conformance.harness.strategies.common import Discard
+    from onnx_conformance.harness.strategies.common import Discard, steady_draws
 
     family, why = family_of(op, v)
     assert family is not None, why
@@ -81,7 +81,7 @@ def _built(op, v, draws: int, check=None) -> int:
         if check is not None:
             check(t, case, model, feeds)
 
-    with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"), steady_draws():  # as explore-cases draws: the same in every process
         draw()
     return len(built)
 
