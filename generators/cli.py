@@ -27,9 +27,6 @@ def main(argv: list[str] | None = None) -> int:
                    help="regenerate into a temporary directory and fail, naming the cases, if any byte differs "
                         "from OUT/index.json (and from OUT/node where present)")
     p.add_argument("--no-crosscheck", action="store_true", help="skip running onnx's ReferenceEvaluator on every case")
-    p.add_argument("--expanded", action="store_true",
-                   help="also write every case's function-expanded twin into OUT/graph (README 'Beyond single "
-                        "nodes'); not yet in the default corpus, whose graph/ holds the patterns and models")
     p.add_argument("--onnx-node-tests", action="store_true",
                    help="instead, write the node test cases of the installed onnx (collect_testcases()) "
                         "into OUT (required, not the project's cases/); with --op, only that operator")
@@ -39,8 +36,8 @@ def main(argv: list[str] | None = None) -> int:
     # Installed from a wheel, the default corpus is the package's whole index, generated into the user's
     # cache (harness/corpus_home.py): a selection or the graph cases make another corpus, in a folder of its own.
     installed = a.out is None and not corpus_home.in_checkout()
-    if installed and (a.op or a.expanded) and not a.check:
-        p.error("--op and --expanded write a corpus other than the package's: give them --out DIR")
+    if installed and a.op and not a.check:
+        p.error("--op writes a corpus other than the package's: give it --out DIR")
     if a.out is None and not installed:
         a.out = REPO_CASES
     try:
@@ -51,20 +48,19 @@ def main(argv: list[str] | None = None) -> int:
     selected = ops + graph_units(a.op) if a.op else None  # operators and graph families
     try:
         if a.check and installed:
-            return check(corpus_home.default_corpus(), selected, a.jobs, a.expanded, corpus_home.PACKAGED_INDEX)
+            return check(corpus_home.default_corpus(), selected, a.jobs, corpus_home.PACKAGED_INDEX)
         if installed:
             return installed_corpus(a, ops)
     except corpus_home.CorpusError as e:
         print(f"generate-cases: {e}", file=sys.stderr)
         return 1
     if a.check:
-        return check(a.out, selected, a.jobs, a.expanded)
+        return check(a.out, selected, a.jobs)
     # --op into a corpus that holds more (the project's cases/): only the selection's cases are rewritten,
     # the other operators' are kept; a corpus of the selection alone is written afresh
     update = bool(a.op) and (a.out / "index.json").is_file()
     try:
-        index = generate_corpus(a.out, selected, a.jobs, crosscheck=not a.no_crosscheck, expanded=a.expanded,
-                                keep_others=update)
+        index = generate_corpus(a.out, selected, a.jobs, crosscheck=not a.no_crosscheck, keep_others=update)
     except FileExistsError as e:
         print(f"generate-cases: {e}", file=sys.stderr)
         return 2
@@ -79,8 +75,7 @@ def main(argv: list[str] | None = None) -> int:
         where.write_text(report_markdown(rows, index["onnx_version"]))
         print(f"reference evaluator disagrees on {len(index['_disagreements'])} cases, {unexplained} of them "
               f"with no stated reason: see {where}")
-    if a.expanded:
-        (a.out / "expanded.md").write_text(expanded.report_markdown(index["_expanded"], index["onnx_version"]))
+    write_expanded(a.out / "expanded.md", index, set(selected) if update else None)
     for line in coverage.summary_lines(s):
         print(line)
     print(f"wrote {a.out / 'node'}, {a.out / 'graph'} and {a.out / 'index.json'}")
@@ -99,12 +94,13 @@ def installed_corpus(a: argparse.Namespace, ops: list[str]) -> int:
         (tmp / "coverage.md").write_text(coverage.markdown(s))
         if "_disagreements" in index:
             (tmp / "crosscheck.md").write_text(report_markdown(index["_disagreements"], index["onnx_version"]))
+        write_expanded(tmp / "expanded.md", index)
         summary.extend(coverage.summary_lines(s))
 
     corpus_home.generate_into(out, write, "generate-cases", replace=True)
     for line in summary:
         print(line)
-    print(f"wrote {out / 'node'} and {out / 'index.json'}")
+    print(f"wrote {out / 'node'}, {out / 'graph'} and {out / 'index.json'}")
     return 0
 
 
@@ -123,8 +119,16 @@ def onnx_node_tests(p: argparse.ArgumentParser, a: argparse.Namespace) -> int:
     return 0
 
 
-def check(out: Path, ops: list[str] | None, jobs: int | None, expanded: bool = False,
-          index_path: Path | None = None) -> int:
+def write_expanded(where: Path, index: dict, selected: set[str] | None = None) -> None:
+    """expanded.md: where a function body's value and its operator's differ; with `selected` (an update
+    of those operators), the other operators' rows are kept."""
+    rows = index["_expanded"]
+    if selected is not None and where.is_file():
+        rows = [r for r in expanded.parse_report(where.read_text(encoding="utf-8")) if r["op"] not in selected] + rows
+    where.write_text(expanded.report_markdown(rows, index["onnx_version"]))
+
+
+def check(out: Path, ops: list[str] | None, jobs: int | None, index_path: Path | None = None) -> int:
     """Regenerate (only `ops`, where given: then only their cases are compared) and compare with OUT/index.json
     (or `index_path`: an installed package's own index), and with OUT's case folders where present."""
     index_path = index_path or out / "index.json"
@@ -134,7 +138,7 @@ def check(out: Path, ops: list[str] | None, jobs: int | None, expanded: bool = F
         print(f"generate-cases --check: {index_path}: cannot read the index ({e})", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory() as tmp:
-        fresh = generate_corpus(Path(tmp), ops, jobs, crosscheck=False, expanded=expanded)
+        fresh = generate_corpus(Path(tmp), ops, jobs, crosscheck=False)
     if ops:
         pinned = dict(pinned, cases={n: c for n, c in pinned["cases"].items() if c["op"] in ops})
     problems = diff_cases(pinned["cases"], fresh["cases"], "regenerated")

@@ -111,14 +111,14 @@ def _built(op, v: OpVersion, opset: int, t: Types, example: str, case: Case) -> 
 
 def _emit_unit(args) -> tuple[dict, list[dict], list[dict], dict, list[str], list[dict]]:
     """Worker: build one operator version, write its cases under out/node, return index entries."""
-    op_name, since_version, out, crosscheck, expanded = args
+    op_name, since_version, out, crosscheck = args
     # An oracle's NaN or infinity is a value here, not an accident: numpy's warnings about them
     # would only bury generate-cases' summary.
     with np.errstate(all="ignore"):
         built, not_applicable = build_version(op_name, since_version)
     op = all_operators()[op_name]
     entries, disagreements = _write_built(built, os.path.join(out, "node"), op, crosscheck)
-    twins, differences = expanded_forms(op, built, not_applicable) if expanded else ([], [])
+    twins, differences = expanded_forms(op, built, not_applicable)
     more = _write_built(twins, os.path.join(out, "graph"), op, crosscheck)
     entries.update(more[0])
     disagreements.extend(more[1])
@@ -226,10 +226,10 @@ def graph_families() -> dict:
 
 
 def generate_corpus(out_dir: Path = REPO_CASES, ops: list[str] | None = None, jobs: int | None = None,
-                    crosscheck: bool = True, expanded: bool = False, keep_others: bool = False) -> dict:
-    """Write out_dir/node/<case>/... (single nodes), out_dir/graph/<case>/... (the patterns and models of
-    generators/graphs.py) and out_dir/index.json; return the index. With `expanded`, also every case's
-    function-expanded twin, under graph/ (not yet in the default corpus: it doubles the generation's time).
+                    crosscheck: bool = True, keep_others: bool = False) -> dict:
+    """Write out_dir/node/<case>/... (single nodes), out_dir/graph/<case>/... (every node case's function-
+    expanded twin, generators/expanded.py, and the patterns and models of generators/graphs.py) and
+    out_dir/index.json; return the index (the body-vs-operator differences under "_expanded").
     `ops` names operators and graph families; where given, only those are written. With `ops` and `keep_others`, an existing corpus
     keeps every other operator's cases and index entries: only the selection's are replaced.
 
@@ -237,7 +237,7 @@ def generate_corpus(out_dir: Path = REPO_CASES, ops: list[str] | None = None, jo
     disagrees with our oracle (of the cases written); the caller decides where to record them.
     """
     out_dir = Path(out_dir)
-    kept = _drop_selection(out_dir, set(ops), expanded) if ops and keep_others and _is_our_corpus(out_dir) else None
+    kept = _drop_selection(out_dir, set(ops)) if ops and keep_others and _is_our_corpus(out_dir) else None
     for folder in (out_dir / "node", out_dir / "graph"):
         if kept is not None:
             folder.mkdir(parents=True, exist_ok=True)
@@ -249,7 +249,7 @@ def generate_corpus(out_dir: Path = REPO_CASES, ops: list[str] | None = None, jo
                                       "choose another --out")
             shutil.rmtree(folder)
         folder.mkdir(parents=True)
-    work = [(n, sv, str(out_dir), crosscheck, expanded) for n, sv in units(ops)]
+    work = [(n, sv, str(out_dir), crosscheck) for n, sv in units(ops)]
     families = [(n, str(out_dir), crosscheck) for n in graph_units(ops)]
     jobs = jobs or os.cpu_count() or 1
     if jobs > 1:
@@ -285,17 +285,14 @@ def _na_order(record: dict) -> tuple:
             json.dumps(record["types"], sort_keys=True))
 
 
-def _drop_selection(out_dir: Path, selected: set[str], expanded: bool) -> dict:
-    """The index of the corpus at out_dir without the selected operators' and graph families' cases,
-    whose folders are removed (an operator's expanded twins too, where `expanded` rewrites them)."""
+def _drop_selection(out_dir: Path, selected: set[str]) -> dict:
+    """The index of the corpus at out_dir without the selected operators' and graph families' cases
+    (an operator's expanded twins too), whose folders are removed."""
     index = json.loads((out_dir / "index.json").read_text(encoding="utf-8"))
-
-    def selected_case(entry: dict) -> bool:
-        return entry["op"] in selected and (expanded or entry.get("form") != "expanded")
 
     cases = {}
     for name, entry in index["cases"].items():
-        if selected_case(entry):
+        if entry["op"] in selected:
             shutil.rmtree(case_path(out_dir, name, entry), ignore_errors=True)
         else:
             cases[name] = entry
@@ -303,8 +300,7 @@ def _drop_selection(out_dir: Path, selected: set[str], expanded: bool) -> dict:
         for name in os.listdir(out_dir / folder) if (out_dir / folder).is_dir() else ():
             if name not in cases:
                 shutil.rmtree(out_dir / folder / name, ignore_errors=True)
-    na = [r for r in index["not_applicable"]
-          if r["op"] not in selected or (not expanded and r["example"].endswith(SUFFIX))]
+    na = [r for r in index["not_applicable"] if r["op"] not in selected]
     return {"cases": cases, "not_applicable": na}
 
 

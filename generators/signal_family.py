@@ -71,6 +71,10 @@ class WindowOp(Operator):
         for ex_name, size, periodic in (("periodic", 10, None), ("symmetric", 10, 0), ("odd_symmetric", 7, 0),
                                         ("odd_periodic", 9, 1), ("size_1_periodic", 1, 1), ("empty", 0, None)):
             self.example(self._example(size, periodic), name=ex_name)
+        # Where the function body, run node by node, differs from our value (cases/expanded.md).
+        self.body_differs("double: ", "the body computes in float (Cast <to = 1> of size, 2*pi as float "
+                                      "6.2831855, float coefficients) and casts the window to output_datatype at "
+                                      "the end: a double window carries float's rounding; the formula is exact")
 
     def _example(self, size, periodic):
         def fn(v, t, rng):

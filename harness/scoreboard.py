@@ -39,8 +39,9 @@ SAMPLED = {name: facts["sampled"] for name, facts in _ON_THE_SCOREBOARD.items() 
 
 
 def cell_keys(entry: dict) -> set[tuple]:
-    """The (domain, operator, version, type parameter, type) cells one index entry counts in."""
-    base = (entry.get("domain") or "", entry.get("op"), entry.get("since_version"))
+    """The (form, domain, operator, version, type parameter, type) cells one index entry counts in: an
+    operator's function-expanded twins (form "expanded") are cells of their own beside its node cases."""
+    base = (entry.get("form") or "", entry.get("domain") or "", entry.get("op"), entry.get("since_version"))
     keys = {(*base, param, t) for param, t in (entry.get("types") or {}).items()}
     return keys or {(*base, None, entry.get("dtype"))}
 

@@ -6,6 +6,7 @@ import gzip
 import importlib
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -124,15 +125,21 @@ def test_cell_sample_touches_every_cell_with_fewer_cases(tmp_path):
         "t_c_float": {"op": "Gather", "since_version": 13, "dtype": "float", "types": {"T": "float", "Tind": "int32"}},
         "t_d_int8": {"op": "Gather", "since_version": 13, "dtype": "int8", "types": {"T": "int8", "Tind": "int32"}},
         "t_e_none": {"op": "Shape", "since_version": 1, "dtype": None, "types": {}},
+        # an operator's function-expanded twin is a cell of its own: a runtime runs a body, not the node
+        "t_a_float_expanded": {"op": "Gather", "since_version": 13, "dtype": "float", "form": "expanded",
+                               "types": {"T": "float", "Tind": "int32"}},
     }
     for name in entries:
         _case_dir(cases, name)
+    (cases / "graph").mkdir()
+    shutil.move(cases / "node" / "t_a_float_expanded", cases / "graph" / "t_a_float_expanded")
     (cases / "index.json").write_text(json.dumps({"format": 1, "cases": entries}))
     out = tmp_path / "sample"
-    assert scoreboard.sample_cells(cases, out) == 4  # t_c adds no cell t_a and t_b did not
+    assert scoreboard.sample_cells(cases, out) == 5  # t_c adds no cell t_a and t_b did not
     sample = json.loads((out / "index.json").read_text())
-    assert sorted(sample["cases"]) == ["t_a_float", "t_b_float", "t_d_int8", "t_e_none"]
-    assert sorted(p.name for p in (out / "node").iterdir()) == sorted(sample["cases"])
+    assert sorted(sample["cases"]) == ["t_a_float", "t_a_float_expanded", "t_b_float", "t_d_int8", "t_e_none"]
+    assert sorted(p.name for p in (out / "node").iterdir()) == sorted(set(sample["cases"]) - {"t_a_float_expanded"})
+    assert [p.name for p in (out / "graph").iterdir()] == ["t_a_float_expanded"]
     every = set().union(*(scoreboard.cell_keys(e) for e in entries.values()))
     assert set().union(*(scoreboard.cell_keys(e) for e in sample["cases"].values())) == every
     assert sample["format"] == 1

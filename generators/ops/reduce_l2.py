@@ -60,3 +60,10 @@ OPERATOR = ReduceOp(
     make_integral=perfect_square,
     range_pairs=pairs,
 )
+
+# Where the function body, run node by node, differs from our value, and why ours stands (cases/expanded.md).
+OPERATOR.body_differs(r"double: ", "ReduceL2-18's body casts the sum of squares with `to = 1` (FLOAT, though it "
+                      "names the value sum_square_dbl) before Sqrt and back: a double result carries float's "
+                      "rounding (ONNX-3)")
+OPERATOR.body_differs(r"^dtype_range .*got inf expected", "the body squares in the data's type (Mul(data, data)): "
+                      "a square past the type's range is inf, where the norm of the group is finite")

@@ -77,3 +77,9 @@ def exponentials_underflow(v, t, rng):
     low = math.floor(math.log(float(wider.smallest_subnormal))) - 6  # -110 (float and narrower), -751 (double)
     data = np.array([[low, low - 1, low - 2, low - 3], [low - 3, low, low - 5, low - 1]], dtype=np.float64)
     return to_case(OPERATOR, v, Example(data.astype(dt.np), (1,), 0))
+
+# Where the function body, run node by node, differs from our value, and why ours stands (cases/expanded.md).
+OPERATOR.body_differs(r"got -?inf expected", "ReduceLogSumExp-18's body is Log(ReduceSum(Exp(Cast<double>(data)))), "
+                      "with no shift by the group's maximum: Exp overflows double for data past 709.78 and "
+                      "underflows to 0 below -745.13 (log(0) = -inf), where the log of the sum is finite (the "
+                      "dtype_range and exponentials_underflow examples)")
