@@ -37,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     # cache (harness/corpus_home.py): a selection or the graph cases make another corpus, in a folder of its own.
     installed = a.out is None and not corpus_home.in_checkout()
     if installed and a.op and not a.check:
-        p.error("--op writes a corpus other than the package's: give it --out DIR")
+        p.error("--op selections write a corpus other than the package's: give them --out DIR")
     if a.out is None and not installed:
         a.out = REPO_CASES
     try:

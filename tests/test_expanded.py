@@ -123,3 +123,13 @@ def test_a_twin_lies_under_graph_beside_its_node_case(generated_corpus, name):
         return numpy_helper.to_array(t)
 
     np.testing.assert_allclose(output(f"graph/{twin}"), output(f"node/{name}"), rtol=1e-5, atol=1e-6)
+
+
+def test_a_body_that_truncates_a_transcendental_into_an_integer_has_no_twin():
+    # CastLike(Log(ReduceSum(Exp(x)))) into int32: log(e^46 + e^1) correctly rounded is 46.0, an ulp-low Log
+    # (onnxruntime's) gives 45.99999999999999 and the cast 45; the twin would fail a correct runtime
+    built, twins, _, refused = _twins("ReduceLogSumExp", 18)
+    ints = [r for r in refused if r["dtype"] in ("int32", "int64")]
+    assert ints and all("Log computed into an integer" in r["reason"] for r in ints)
+    assert not any(t.meta["dtype"] in ("int32", "int64") for t in twins.values())
+    assert any(t.meta["dtype"] == "float" for t in twins.values())
