@@ -94,7 +94,7 @@ def score(chosen: list, corpora: dict[str, Path], workers: int, bases: tuple = B
     for label, root in corpora.items():
         by_op = defaultdict(list)
         for case in read_corpus(root).cases:
-            if (case.domain, case.op) in ops:
+            if (case.domain, case.op) in ops and not case.form:  # a twin holds no node for the mutant to change
                 by_op[(case.domain, case.op)].append(case.as_message())
         for key, names in ops.items():
             jobs.append((label, key[1], names, by_op.get(key, []), bases))

@@ -29,8 +29,10 @@ def _start(root: Path, workers: str | None, resume: bool) -> subprocess.Popen:
     args += ["-n", workers] if workers else []
     args += ["--resume"] if resume else []
     # Its own process group, so every process the run starts can be found (and none escapes).
-    return subprocess.Popen(args, cwd=root, env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
+    # SIGINT back to its default in the child: a pytest started with it ignored (`setsid nohup`) would
+    # otherwise pass the ignore on, and the run would never hear the Ctrl-C this test sends.
+    return subprocess.Popen(args, cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 def _group(pgid: int) -> list[int]:
