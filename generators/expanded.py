@@ -2,8 +2,9 @@
 (a plain or a context-dependent one), with the node replaced by that body, as a runtime that has no
 kernel of its own for the operator runs it.
 
-The body is the one the schema gives at the case's opset, for the case's node and input types
-(onnx.defs), inlined into the graph (onnx.inliner). Where onnx's checker refuses the expanded model in
+The body is the one the schema gives for the case's node and input types (onnx.defs), inlined into the
+graph (onnx.inliner); one written for an older opset than the case's is brought to the case's opset by
+onnx's version converter. Where onnx's checker refuses the expanded model in
 a type, or the body cannot be computed (a random draw), the case does not exist and the index says
 why. The expected values are the exact evaluator's over the body, node by node, with the tolerance
 for graphs (generators/graphs.py). Where that value and the operator's own expected value differ by
