@@ -69,13 +69,12 @@ def main(argv: list[str] | None = None) -> int:
     if "_disagreements" in index:
         unexplained = sum(1 for d in index["_disagreements"] if d.get("reason") is None)
         where = a.out / "crosscheck.md"
-        rows = index["_disagreements"]
-        if update and where.is_file():  # the other operators' rows are kept, the selection's replaced
-            rows = [d for d in parse_report(where.read_text(encoding="utf-8")) if d["op"] not in set(selected)] + rows
-        where.write_text(report_markdown(rows, index["onnx_version"]))
+        write_rows(where, index["_disagreements"], index, report_markdown, parse_report,
+                   set(selected) if update else None)
         print(f"reference evaluator disagrees on {len(index['_disagreements'])} cases, {unexplained} of them "
               f"with no stated reason: see {where}")
-    write_expanded(a.out / "expanded.md", index, set(selected) if update else None)
+    write_rows(a.out / "expanded.md", index["_expanded"], index, expanded.report_markdown, expanded.parse_report,
+               set(selected) if update else None)
     for line in coverage.summary_lines(s):
         print(line)
     print(f"wrote {a.out / 'node'}, {a.out / 'graph'} and {a.out / 'index.json'}")
@@ -93,8 +92,8 @@ def installed_corpus(a: argparse.Namespace, ops: list[str]) -> int:
         s = coverage.summarize(index, ops)
         (tmp / "coverage.md").write_text(coverage.markdown(s))
         if "_disagreements" in index:
-            (tmp / "crosscheck.md").write_text(report_markdown(index["_disagreements"], index["onnx_version"]))
-        write_expanded(tmp / "expanded.md", index)
+            write_rows(tmp / "crosscheck.md", index["_disagreements"], index, report_markdown, parse_report)
+        write_rows(tmp / "expanded.md", index["_expanded"], index, expanded.report_markdown, expanded.parse_report)
         summary.extend(coverage.summary_lines(s))
 
     corpus_home.generate_into(out, write, "generate-cases", replace=True)
@@ -119,13 +118,12 @@ def onnx_node_tests(p: argparse.ArgumentParser, a: argparse.Namespace) -> int:
     return 0
 
 
-def write_expanded(where: Path, index: dict, selected: set[str] | None = None) -> None:
-    """expanded.md: where a function body's value and its operator's differ; with `selected` (an update
-    of those operators), the other operators' rows are kept."""
-    rows = index["_expanded"]
+def write_rows(where: Path, rows: list[dict], index: dict, render, parse, selected: set[str] | None = None) -> None:
+    """A per-case report (crosscheck.md, expanded.md: `render` writes it, `parse` reads it back); with
+    `selected` (an update of those operators), the other operators' rows already there are kept."""
     if selected is not None and where.is_file():
-        rows = [r for r in expanded.parse_report(where.read_text(encoding="utf-8")) if r["op"] not in selected] + rows
-    where.write_text(expanded.report_markdown(rows, index["onnx_version"]))
+        rows = [r for r in parse(where.read_text(encoding="utf-8")) if r["op"] not in selected] + rows
+    where.write_text(render(rows, index["onnx_version"]))
 
 
 def check(out: Path, ops: list[str] | None, jobs: int | None, index_path: Path | None = None) -> int:
